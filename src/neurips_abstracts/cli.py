@@ -1,0 +1,85 @@
+"""Command line: a thin layer over the library. Each command's docstring is its --help."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .errors import DumpError
+
+
+class DefaultBuildGroup(click.Group):
+    """Runs ``build`` when no command is named, so ``python build_dataset.py`` builds."""
+
+    def parse_args(self, ctx, args):
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["build", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultBuildGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Build the NeurIPS 2026 abstracts dataset from raw dumps.
+
+    \b
+    Example:
+        python build_dataset.py            # same as: build --raw raw --out dist
+        python build_dataset.py check      # is the committed dist/ up to date?
+    """
+
+
+def _fail(exc: Exception) -> None:
+    click.echo(str(exc), err=True)
+    sys.exit(1)
+
+
+@main.command()
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
+@click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write (replaced whole).")
+def build(raw_dir: str, out_dir: str) -> None:
+    """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
+
+    \b
+    Example:
+        python build_dataset.py build --raw raw --out dist
+    """
+    from .build import build as run_build
+    from .contracts import ContractError
+
+    try:
+        s = run_build(raw_dir, out_dir)
+    except (DumpError, ContractError) as exc:
+        _fail(exc)
+    rel = s["relations"]
+    click.echo(
+        f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
+        f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
+    )
+
+
+@main.command()
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
+@click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
+def check(raw_dir: str, dist_dir: str) -> None:
+    """Rebuild into a temporary folder and fail if DIST differs from it.
+
+    Exits 1 and names every stale file; `python build_dataset.py build` fixes them.
+
+    \b
+    Example:
+        python build_dataset.py check
+    """
+    from .build import check as run_check
+    from .contracts import ContractError
+
+    try:
+        stale = run_check(raw_dir, dist_dir)
+    except (DumpError, ContractError) as exc:
+        _fail(exc)
+    if stale:
+        for name in stale:
+            click.echo(f"stale: {dist_dir}/{name}", err=True)
+        click.echo(f"{dist_dir}/ is out of date with {raw_dir}/; run: python build_dataset.py build", err=True)
+        sys.exit(1)
+    click.echo(f"{dist_dir}/ is up to date with {raw_dir}/")

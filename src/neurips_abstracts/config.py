@@ -1,0 +1,59 @@
+"""Frozen configuration of a build: everything that decides the output bytes besides raw/."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class NearDupConfig:
+    """How revised abstracts are recognised as the same paper.
+
+    Word 5-gram shingles are case-folded; see ``dedup_near`` for why n=5. Candidates come from
+    MinHash LSH (16 bands x 8 rows = 128 permutations); only candidate pairs whose *exact*
+    Jaccard similarity is at least ``threshold`` are merged.
+    """
+
+    shingle_size: int = 5
+    num_perm: int = 128
+    bands: int = 16
+    rows: int = 8
+    threshold: float = 0.8
+    seed: int = 20261129
+    library: str = "rensa"
+    algorithm: str = "RMinHash"
+
+    def __post_init__(self) -> None:
+        if self.bands * self.rows != self.num_perm:
+            raise ValueError(f"bands x rows ({self.bands} x {self.rows}) must equal num_perm ({self.num_perm})")
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold}")
+        if self.shingle_size < 1:
+            raise ValueError("shingle_size must be at least 1")
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """What a build expects of its input and how it deduplicates.
+
+    ``venue`` and ``year`` are the one place that says which paper list this project holds: a dump
+    whose header names another venue or year is refused.
+    """
+
+    venue: str = "NeurIPS"
+    year: int = 2026
+    near_dup: NearDupConfig = field(default_factory=NearDupConfig)
+    parquet_compression: str = "zstd"
+    parquet_compression_level: int = 9
+    parquet_row_group_size: int = 100_000
+
+    @property
+    def header(self) -> str:
+        return f"{self.venue} {self.year} 论文列表"
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+DEFAULT_CONFIG = BuildConfig()

@@ -1,0 +1,97 @@
+"""Contracts every build must pass before anything is written.
+
+Column types, patterns, ranges, uniqueness and primary keys come from the Pandera schemas
+derived from ``schema/``; the checks across tables and against the input are here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pyarrow as pa
+
+
+class ContractError(AssertionError):
+    """The build produced tables that break a promise of the dataset."""
+
+
+def _fail(message: str, examples) -> None:
+    shown = ", ".join(map(str, list(examples)[:5]))
+    raise ContractError(f"{message}: {shown}")
+
+
+def check(papers: pa.Table, occurrences: pa.Table, records_parsed: int) -> None:
+    """Raise :class:`ContractError` naming the first broken contract."""
+    import pandera.errors
+    import polars as pl
+
+    from .schema import pandera_schema
+
+    p = pl.from_arrow(papers)
+    o = pl.from_arrow(occurrences)
+    for name, frame in (("papers", p), ("occurrences", o)):
+        try:
+            pandera_schema(name).validate(frame, lazy=True)
+        except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
+            raise ContractError(f"{name} breaks its schema:\n{exc}") from None
+
+    # Nothing is lost: one occurrence row per raw record parsed.
+    if o.height != records_parsed:
+        raise ContractError(f"occurrences has {o.height} rows but {records_parsed} raw records were parsed")
+
+    orphans = o.join(p, on="paper_id", how="anti")
+    if orphans.height:
+        _fail("occurrences point at papers that do not exist", orphans["occurrence_id"])
+
+    per_paper = o.group_by("paper_id").agg(
+        n=pl.len(),
+        n_canonical=(pl.col("relation") == "canonical").sum(),
+        canonical_id=pl.col("occurrence_id").filter(pl.col("relation") == "canonical").first(),
+        canonical_sha=pl.col("text_sha256").filter(pl.col("relation") == "canonical").first(),
+        n_versions=pl.col("text_sha256").n_unique(),
+        founding_sha=pl.col("text_sha256").sort_by(["source_file", "record_index"]).first(),
+        first_file=pl.col("source_file").min(),
+    )
+    joined = p.join(per_paper, on="paper_id", how="left")
+    if joined["n"].null_count():
+        _fail("papers without any occurrence", joined.filter(pl.col("n").is_null())["paper_id"])
+    bad = joined.filter(pl.col("n_canonical") != 1)
+    if bad.height:
+        _fail("papers without exactly one canonical occurrence", bad["paper_id"])
+    for column, expected in (
+        ("n_occurrences", "n"),
+        ("n_versions", "n_versions"),
+        ("canonical_occurrence_id", "canonical_id"),
+        ("abstract_sha256", "canonical_sha"),
+        ("first_source_file", "first_file"),
+    ):
+        bad = joined.filter(pl.col(column) != pl.col(expected))
+        if bad.height:
+            _fail(f"papers.{column} disagrees with occurrences", bad["paper_id"])
+    bad = joined.filter(pl.col("paper_id") != pl.col("founding_sha").str.slice(0, 16))
+    if bad.height:
+        _fail("paper_id is not derived from the text of the paper's founding occurrence", bad["paper_id"])
+
+    # Ids match content: the abstract hashes to abstract_sha256.
+    mismatched = [
+        pid
+        for pid, text, sha in zip(p["paper_id"], p["abstract"], p["abstract_sha256"])
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() != sha
+    ]
+    if mismatched:
+        _fail("abstract does not hash to abstract_sha256", mismatched)
+
+    canon = o.filter(pl.col("relation") == "canonical").select("paper_id", canon_sha="text_sha256")
+    rel = o.join(canon, on="paper_id")
+    bad = rel.filter((pl.col("relation") == "exact_duplicate") & (pl.col("text_sha256") != pl.col("canon_sha")))
+    if bad.height:
+        _fail("exact duplicates whose text differs from the canonical text", bad["occurrence_id"])
+    bad = rel.filter((pl.col("relation") == "near_duplicate") & (pl.col("text_sha256") == pl.col("canon_sha")))
+    if bad.height:
+        _fail("near duplicates whose text equals the canonical text", bad["occurrence_id"])
+    bad = rel.filter((pl.col("relation") != "near_duplicate") & (pl.col("similarity") != 1.0))
+    if bad.height:
+        _fail("canonical or exact-duplicate occurrences with similarity below 1", bad["occurrence_id"])
+    bad = o.filter(pl.col("byte_end") <= pl.col("byte_start"))
+    if bad.height or o.filter(pl.col("line_end") < pl.col("line_start")).height:
+        _fail("occurrences with an empty or inverted span", bad["occurrence_id"])

@@ -1,0 +1,19 @@
+"""The one exception a user sees for bad input: it names the file and, where there is one, the line."""
+
+from __future__ import annotations
+
+
+class DumpError(ValueError):
+    """A dump (or the raw/ folder) that cannot be built, with where the problem is."""
+
+    def __init__(self, file: str, message: str, line: int | None = None, column: int | None = None):
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+        where = file
+        if line is not None:
+            where += f":{line}"
+            if column is not None:
+                where += f":{column}"
+        super().__init__(f"{where}: error: {message}")

@@ -1,0 +1,43 @@
+"""What a build was made of: inputs, configuration, the versions that shape the bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+from .config import BuildConfig
+from .parse import Dump
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
+SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa")
+
+
+@lru_cache(maxsize=1)
+def dataset_version() -> str:
+    """The dataset's version: the ``version`` in pyproject.toml, the one place it is set."""
+    with open(PROJECT_ROOT / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)["project"]["version"]
+
+
+def shaping_versions() -> dict[str, str]:
+    return {name: version(name) for name in SHAPING_PACKAGES}
+
+
+def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict) -> dict:
+    inputs = [
+        {"file": d.name, "sha256": d.sha256, "records": len(d.records), "venue": d.venue, "year": d.year}
+        for d in dumps
+    ]
+    fingerprinted = {
+        "config": config.as_dict(),
+        "inputs": inputs,
+        "packages": shaping_versions(),
+        "dataset_version": dataset_version(),
+    }
+    fingerprint = hashlib.sha256(json.dumps(fingerprinted, sort_keys=True).encode()).hexdigest()
+    return {**fingerprinted, "counts": stats, "fingerprint": fingerprint}

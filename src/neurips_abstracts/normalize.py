@@ -1,0 +1,55 @@
+"""Normalization of abstract text: one pure function, its order explained.
+
+``normalize(text)`` is what decides whether two records are the same paper, so it must be
+idempotent and must never empty a non-empty record (property tests check both). The order:
+
+1. **Mojibake repair** (ftfy) comes first, because it recognises text that was decoded with the
+   wrong codec by the exact code points that went wrong; composing or deleting characters first
+   would hide them. ftfy is configured not to straighten curly quotes, not to expand ligatures
+   and not to unescape HTML entities (its defaults do all three): those are the authors' text, and
+   HTML entities are reported by ``validate`` rather than silently rewritten.
+2. **NFC** after the repair, so that characters the repair produces are composed too.
+3. **Control characters removed** (Unicode category Cc, plus BOM and zero-width space that some
+   editors leave behind); TAB and line breaks become spaces instead, so words stay apart.
+4. **Whitespace** last, because steps 1-3 can leave runs of spaces: every run of Unicode white
+   space becomes one ASCII space, and the ends are stripped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import ftfy
+
+FTFY_CONFIG = ftfy.TextFixerConfig(
+    unescape_html=False,
+    uncurl_quotes=False,
+    fix_latin_ligatures=False,
+    # Done by us after the repair (step 2), with the other steps, to make the order explicit.
+    normalization=None,
+    remove_control_chars=False,
+    explain=False,
+)
+
+_SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
+_REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _SPACE_LIKE)
+_CONTROL_TABLE = str.maketrans({**_SPACE_LIKE, **{c: None for c in _REMOVED}, "\ufeff": None, "\u200b": None})
+_WHITESPACE_RE = re.compile(r"\s+")
+
+
+def _clean(text: str) -> str:
+    text = unicodedata.normalize("NFC", text)
+    text = text.translate(_CONTROL_TABLE)
+    return _WHITESPACE_RE.sub(" ", text).strip()
+
+
+def normalize(text: str) -> str:
+    """Return the normalized form of one abstract (see the module docstring for the order)."""
+    return _clean(ftfy.fix_text(text, FTFY_CONFIG))
+
+
+def has_visible_text(text: str) -> bool:
+    """True when normalization leaves something: the text has a character that is not
+    white space, a control character or one of the invisible characters removed above."""
+    return bool(text.translate(_CONTROL_TABLE).strip())

@@ -1,0 +1,143 @@
+"""Parse the dump format into raw records, keeping exact provenance.
+
+A dump is UTF-8 text: line 1 is the header (``NeurIPS 2026 论文列表``), then abstracts, one per
+paragraph, separated by one or more blank lines. Real files carry a BOM, CRLF line ends,
+trailing spaces and tabs, runs of blank lines, no final newline, and abstracts hard-wrapped over
+several lines. Everything here is a pure function of (file name, bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from .errors import DumpError
+
+BOM = b"\xef\xbb\xbf"
+HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
+# Control characters that may not appear in a header line (TAB is tolerated as whitespace).
+_HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A file whose bytes are more than this share of C0 controls (other than TAB/LF/CR) is binary.
+_BINARY_CONTROL_SHARE = 0.01
+_C0_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 13))
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    record_index: int
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    text_raw: str
+    text: str  # lines stripped and joined with one space: hard wraps undone, nothing else touched
+
+
+@dataclass(frozen=True)
+class Dump:
+    name: str
+    sha256: str
+    venue: str
+    year: int
+    records: tuple[RawRecord, ...]
+
+
+def _locate(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and byte column of ``offset``."""
+    line = data.count(b"\n", 0, offset) + 1
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _decode(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _locate(data, exc.start)
+        bad = data[exc.start : exc.end].hex(" ")
+        raise DumpError(
+            name, f"invalid UTF-8 ({exc.reason}) at byte {exc.start} (0x{bad}); save the file as UTF-8", line, column
+        ) from None
+
+
+def _check_binary(name: str, data: bytes) -> None:
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, column = _locate(data, nul)
+        raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
+    controls = len(data) - len(data.translate(None, _C0_CONTROLS))
+    if data and controls / len(data) > _BINARY_CONTROL_SHARE:
+        raise DumpError(name, f"{controls} control bytes in {len(data)}: this looks like a binary file, not a text dump")
+
+
+def parse_header(name: str, line: str, expected_venue: str | None, expected_year: int | None) -> tuple[str, int]:
+    header = line.strip()
+    bad = _HEADER_CONTROL_RE.search(header)
+    if bad:
+        raise DumpError(name, f"control character U+{ord(bad.group()):04X} in the header line", 1, bad.start() + 1)
+    match = HEADER_RE.match(header)
+    expected = f"{expected_venue or '<venue>'} {expected_year or '<year>'} 论文列表"
+    if not match:
+        shown = header if len(header) <= 80 else header[:77] + "..."
+        raise DumpError(name, f"missing header: line 1 should be {expected!r}, found {shown!r}", 1)
+    venue, year = match["venue"], int(match["year"])
+    if (expected_venue is not None and venue != expected_venue) or (expected_year is not None and year != expected_year):
+        raise DumpError(name, f"header names {venue} {year}, but this project holds {expected}", 1)
+    return venue, year
+
+
+def parse_dump(
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+) -> Dump:
+    """Parse one dump. Raises :class:`DumpError` naming the file and line for bad input."""
+    if not data.strip():
+        raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
+    _check_binary(name, data)
+    _decode(name, data)  # validates the whole file, reporting the first bad byte
+    start = len(BOM) if data.startswith(BOM) else 0
+
+    lines: list[tuple[int, int, bytes]] = []  # (offset of line, offset after content, content)
+    pos = start
+    n = len(data)
+    while pos <= n:
+        nl = data.find(b"\n", pos)
+        end = n if nl < 0 else nl
+        content_end = end - 1 if end > pos and data[end - 1] == 0x0D else end
+        lines.append((pos, content_end, data[pos:content_end]))
+        if nl < 0:
+            break
+        pos = nl + 1
+
+    venue, year = parse_header(name, lines[0][2].decode("utf-8"), expected_venue, expected_year)
+
+    records: list[RawRecord] = []
+    para: list[tuple[int, str, int, int]] = []  # (line number, stripped text, start, content end)
+
+    def flush() -> None:
+        first_line, _, byte_start, _ = para[0]
+        byte_end = para[-1][3]
+        records.append(
+            RawRecord(
+                record_index=len(records),
+                line_start=first_line,
+                line_end=para[-1][0],
+                byte_start=byte_start,
+                byte_end=byte_end,
+                text_raw=data[byte_start:byte_end].decode("utf-8"),
+                text=" ".join(p[1] for p in para),
+            )
+        )
+        para.clear()
+
+    for number, (line_start, content_end, content) in enumerate(lines[1:], start=2):
+        stripped = content.decode("utf-8").strip()
+        if stripped:
+            para.append((number, stripped, line_start, content_end))
+        elif para:
+            flush()
+    if para:
+        flush()
+    if not records:
+        raise DumpError(name, "header only: the dump holds no abstracts", 1)
+    return Dump(name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records))

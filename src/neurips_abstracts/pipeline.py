@@ -1,0 +1,228 @@
+"""The build as pure stages, table in, table out: parse, normalize, deduplicate, assemble.
+
+Nothing here reads or writes files: ``load.py`` reads raw/ at one end, ``write.py`` writes dist/
+at the other. Every stage sorts what it receives, so the output does not depend on the order in
+which files were listed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from .config import BuildConfig
+from .dedup import jaccard, near_duplicate_clusters
+from .errors import DumpError
+from .normalize import has_visible_text, normalize
+from .parse import Dump, parse_dump
+from .plain import extract_urls, to_plain
+from .schema import arrow_schema
+
+RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
+
+
+@dataclass(frozen=True)
+class Records:
+    """All raw records of all dumps, as columns, in (source_file, record_index) order."""
+
+    dumps: tuple[Dump, ...]
+    source_file: list[str]
+    source_sha256: list[str]
+    record_index: list[int]
+    line_start: list[int]
+    line_end: list[int]
+    byte_start: list[int]
+    byte_end: list[int]
+    text_raw: list[str]
+    text: list[str]
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    papers: pa.Table
+    occurrences: pa.Table
+    dumps: tuple[Dump, ...]
+    stats: dict = field(default_factory=dict)
+
+
+def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
+    dumps = tuple(parse_dump(name, data, config.venue, config.year) for name, data in sorted(files))
+    cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k != "dumps"}
+    for dump in dumps:
+        for r in dump.records:
+            cols["source_file"].append(dump.name)
+            cols["source_sha256"].append(dump.sha256)
+            cols["record_index"].append(r.record_index)
+            cols["line_start"].append(r.line_start)
+            cols["line_end"].append(r.line_end)
+            cols["byte_start"].append(r.byte_start)
+            cols["byte_end"].append(r.byte_end)
+            cols["text_raw"].append(r.text_raw)
+            cols["text"].append(r.text)
+    return Records(dumps=dumps, **cols)
+
+
+def normalize_records(records: Records) -> list[str]:
+    """Normalized text of every record; each distinct text is normalized once."""
+    cache: dict[str, str] = {}
+    out = []
+    for i, text in enumerate(records.text):
+        norm = cache.get(text)
+        if norm is None:
+            if not has_visible_text(text):
+                raise DumpError(
+                    records.source_file[i], "record has no visible text (only control or invisible characters)",
+                    records.line_start[i],
+                )
+            norm = cache[text] = normalize(text)
+        out.append(norm)
+    return out
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def deduplicate(records: Records, normalized: list[str], config: BuildConfig) -> dict:
+    """Assign every record to a paper and say why.
+
+    Rules (documented in the card):
+    * records with equal normalized text are one version (exact duplicates);
+    * versions whose shingles are near-duplicates form one paper (see ``dedup``);
+    * the paper's *founding* occurrence is its earliest record in (file name, record index)
+      order; ``paper_id`` is the first 16 hex digits of the SHA-256 of its normalized text, so a
+      revision arriving in a later dump keeps the id;
+    * the *canonical* text is the version of the paper's latest record, since later crawls carry
+      revisions; the canonical occurrence is the earliest record holding that text.
+    """
+    text_sha = [_sha256(t) for t in normalized]
+    version_of: dict[str, int] = {}
+    version_text: list[str] = []
+    version_first: list[int] = []
+    version_last: list[int] = []
+    for i, sha in enumerate(text_sha):  # records are in (file, index) order
+        v = version_of.get(sha)
+        if v is None:
+            v = version_of[sha] = len(version_text)
+            version_text.append(normalized[i])
+            version_first.append(i)
+            version_last.append(i)
+        else:
+            version_last[v] = i
+    record_version = [version_of[s] for s in text_sha]
+
+    roots, shingle_sets, n_candidates = near_duplicate_clusters(version_text, config.near_dup)
+    # Versions are numbered in order of first appearance, so a cluster's root is its founding version.
+    members: dict[int, list[int]] = {}
+    for v, root in enumerate(roots):
+        members.setdefault(root, []).append(v)
+    canonical_version = {root: max(vs, key=lambda v: version_last[v]) for root, vs in members.items()}
+    paper_id_of_root = {root: text_sha[version_first[root]][:16] for root in members}
+
+    relation, similarity, paper_id = [], [], []
+    for i, v in enumerate(record_version):
+        root = roots[v]
+        canon = canonical_version[root]
+        paper_id.append(paper_id_of_root[root])
+        if v == canon:
+            relation.append("canonical" if version_first[v] == i else "exact_duplicate")
+            similarity.append(1.0)
+        else:
+            relation.append("near_duplicate")
+            similarity.append(jaccard(shingle_sets[v], shingle_sets[canon]))
+    return {
+        "text_sha256": text_sha,
+        "paper_id": paper_id,
+        "relation": relation,
+        "similarity": similarity,
+        "papers": [
+            {
+                "root": root,
+                "canonical_record": version_first[canonical_version[root]],
+                "founding_record": version_first[root],
+                "n_versions": len(vs),
+            }
+            for root, vs in members.items()
+        ],
+        "n_versions": len(version_text),
+        "n_candidate_pairs": n_candidates,
+    }
+
+
+def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.Table, pa.Table]:
+    occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
+    occurrences = pa.Table.from_pydict(
+        {
+            "occurrence_id": occurrence_id,
+            "paper_id": dedup["paper_id"],
+            "relation": dedup["relation"],
+            "similarity": dedup["similarity"],
+            "source_file": records.source_file,
+            "source_sha256": records.source_sha256,
+            "record_index": records.record_index,
+            "line_start": records.line_start,
+            "line_end": records.line_end,
+            "byte_start": records.byte_start,
+            "byte_end": records.byte_end,
+            "text_raw": records.text_raw,
+            "text_sha256": dedup["text_sha256"],
+        },
+        schema=arrow_schema("occurrences"),
+    )
+
+    n_occ: dict[str, int] = {}
+    for pid in dedup["paper_id"]:
+        n_occ[pid] = n_occ.get(pid, 0) + 1
+    dump_by_name = {d.name: d for d in records.dumps}
+    rows = []
+    for p in dedup["papers"]:
+        c = p["canonical_record"]
+        abstract = normalized[c]
+        plain = to_plain(abstract)
+        dump = dump_by_name[records.source_file[c]]
+        rows.append(
+            {
+                "paper_id": dedup["paper_id"][c],
+                "venue": dump.venue,
+                "year": dump.year,
+                "abstract": abstract,
+                "abstract_plain": plain,
+                "urls": " ".join(extract_urls(abstract)),
+                "word_count": len(plain.split()),
+                "n_occurrences": n_occ[dedup["paper_id"][c]],
+                "n_versions": p["n_versions"],
+                "first_source_file": records.source_file[p["founding_record"]],
+                "canonical_occurrence_id": occurrence_id[c],
+                "abstract_sha256": dedup["text_sha256"][c],
+            }
+        )
+    rows.sort(key=lambda r: r["paper_id"])
+    schema = arrow_schema("papers")
+    papers = pa.Table.from_pydict({name: [r[name] for r in rows] for name in schema.names}, schema=schema)
+    return papers, occurrences
+
+
+def run(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> BuildResult:
+    """raw files (name, bytes) in, validated-ready tables out."""
+    records = parse(files, config)
+    normalized = normalize_records(records)
+    dedup = deduplicate(records, normalized, config)
+    papers, occurrences = assemble(records, normalized, dedup)
+    relations = {r: 0 for r in RELATIONS}
+    for r in dedup["relation"]:
+        relations[r] += 1
+    stats = {
+        "dumps": len(records.dumps),
+        "records": len(records),
+        "papers": papers.num_rows,
+        "distinct_texts": dedup["n_versions"],
+        "near_dup_candidate_pairs": dedup["n_candidate_pairs"],
+        "relations": relations,
+    }
+    return BuildResult(papers=papers, occurrences=occurrences, dumps=records.dumps, stats=stats)

@@ -1,0 +1,81 @@
+"""The Frictionless Table Schemas in ``schema/`` are the only list of columns.
+
+Everything else that names columns is derived here: the Arrow schema the Parquet files are
+written with, the Pandera models the contracts check, and the Hugging Face features.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pyarrow as pa
+
+TABLES = ("papers", "occurrences")
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
+
+_ARROW_TYPES = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_()}
+_HF_DTYPES = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
+
+
+@lru_cache(maxsize=None)
+def table_schema(table: str) -> dict:
+    """The Frictionless Table Schema of ``table`` as a dict."""
+    if table not in TABLES:
+        raise KeyError(f"unknown table {table!r}; tables are {', '.join(TABLES)}")
+    with open(SCHEMA_DIR / f"{table}.schema.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def field_names(table: str) -> list[str]:
+    return [f["name"] for f in table_schema(table)["fields"]]
+
+
+def arrow_schema(table: str) -> pa.Schema:
+    fields = []
+    for f in table_schema(table)["fields"]:
+        required = f.get("constraints", {}).get("required", False)
+        fields.append(
+            pa.field(f["name"], _ARROW_TYPES[f["type"]], nullable=not required, metadata={"description": f["description"]})
+        )
+    return pa.schema(fields)
+
+
+def hf_features_dict(table: str) -> dict:
+    """Features in the JSON form ``datasets`` stores in Parquet metadata and in ``dataset_info``."""
+    return {f["name"]: {"dtype": _HF_DTYPES[f["type"]], "_type": "Value"} for f in table_schema(table)["fields"]}
+
+
+def pandera_schema(table: str):
+    """A Pandera (polars) DataFrameModel-equivalent schema built from the Table Schema."""
+    import pandera.polars as pa_pl
+    import polars as pl
+
+    dtypes = {"string": pl.String, "integer": pl.Int64, "number": pl.Float64, "boolean": pl.Boolean}
+    spec = table_schema(table)
+    columns = {}
+    for f in spec["fields"]:
+        c = f.get("constraints", {})
+        checks = []
+        if "pattern" in c:
+            checks.append(pa_pl.Check.str_matches(c["pattern"]))
+        if "enum" in c:
+            checks.append(pa_pl.Check.isin(c["enum"]))
+        if "minimum" in c:
+            checks.append(pa_pl.Check.ge(c["minimum"]))
+        if "maximum" in c:
+            checks.append(pa_pl.Check.le(c["maximum"]))
+        if "minLength" in c:
+            checks.append(pa_pl.Check.str_length(min_value=c["minLength"]))
+        columns[f["name"]] = pa_pl.Column(
+            dtypes[f["type"]],
+            checks=checks,
+            nullable=not c.get("required", False),
+            unique=c.get("unique", False),
+            description=f["description"],
+            title=f.get("title"),
+        )
+    return pa_pl.DataFrameSchema(
+        columns, name=table, strict=True, ordered=True, unique=spec.get("primaryKey"), description=spec.get("description")
+    )

@@ -1,0 +1,71 @@
+"""Write dist/: deterministic bytes, swapped in only once everything is written."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .config import BuildConfig
+from .schema import hf_features_dict
+
+
+def data_path(table: str) -> str:
+    """Path of a table's Parquet file inside dist/, in the Hugging Face layout."""
+    return f"data/{table}/train-00000-of-00001.parquet"
+
+
+def write_parquet(table: pa.Table, name: str, path: Path, config: BuildConfig) -> None:
+    # The "huggingface" key lets `datasets` load the declared features instead of guessing them.
+    hf = {"info": {"features": hf_features_dict(name)}}
+    table = table.replace_schema_metadata({"huggingface": json.dumps(hf, sort_keys=True)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(
+        table,
+        path,
+        compression=config.parquet_compression,
+        compression_level=config.parquet_compression_level,
+        row_group_size=config.parquet_row_group_size,
+        use_dictionary=True,
+        write_statistics=True,
+    )
+
+
+def dumps_json(data) -> str:
+    """The one JSON style of dist/: sorted keys, two-space indent, UTF-8, final newline."""
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+
+
+def atomic_dir(out: Path, fill: Callable[[Path], None]) -> None:
+    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``.
+
+    If ``fill`` raises, ``out`` is left as it was and the temporary folder is removed.
+    """
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a release folder is world-readable
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = None
+    if out.exists():
+        old = out.parent / f"{tmp.name}.old"
+        out.rename(old)
+    tmp.rename(out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
