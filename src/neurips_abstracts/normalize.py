@@ -13,6 +13,11 @@ idempotent and must never empty a non-empty record (property tests check both). 
    editors leave behind); TAB and line breaks become spaces instead, so words stay apart.
 4. **Whitespace** last, because steps 1-3 can leave runs of spaces: every run of Unicode white
    space becomes one ASCII space, and the ends are stripped.
+
+Steps 3 and 4 can join characters into a new mojibake sequence (``"À\x1fº"`` becomes ``"Àº"``,
+which is UTF-8 of ``"˼"`` read as Latin-1), so the four steps repeat until the text stops
+changing. Every step only shortens the text or leaves its length alone, so this ends quickly:
+real abstracts need one pass, and two confirm it.
 """
 
 from __future__ import annotations
@@ -46,10 +51,14 @@ def _clean(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Return the normalized form of one abstract (see the module docstring for the order)."""
-    return _clean(ftfy.fix_text(text, FTFY_CONFIG))
+    while True:
+        fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
+        if fixed == text:
+            return fixed
+        text = fixed
 
 
 def has_visible_text(text: str) -> bool:
-    """True when normalization leaves something: the text has a character that is not
-    white space, a control character or one of the invisible characters removed above."""
+    """True when the text has a character that is not white space, a control character or one
+    of the invisible characters removed above; normalization never empties such a text."""
     return bool(text.translate(_CONTROL_TABLE).strip())

@@ -18,7 +18,10 @@ BOM = b"\xef\xbb\xbf"
 HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
 # Control characters that may not appear in a header line (TAB is tolerated as whitespace).
 _HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# A file whose bytes are more than this share of C0 controls (other than TAB/LF/CR) is binary.
+# A file with at least this many C0 control bytes (other than TAB/LF/CR), making up more than
+# this share of its bytes, is binary. A stray control in real text (a backspace pasted from a
+# PDF) is not: normalization removes it and `validate` warns about it.
+_BINARY_CONTROL_MIN = 16
 _BINARY_CONTROL_SHARE = 0.01
 _C0_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 13))
 
@@ -67,7 +70,7 @@ def _check_binary(name: str, data: bytes) -> None:
         line, column = _locate(data, nul)
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
     controls = len(data) - len(data.translate(None, _C0_CONTROLS))
-    if data and controls / len(data) > _BINARY_CONTROL_SHARE:
+    if controls >= _BINARY_CONTROL_MIN and controls / len(data) > _BINARY_CONTROL_SHARE:
         raise DumpError(name, f"{controls} control bytes in {len(data)}: this looks like a binary file, not a text dump")
 
 

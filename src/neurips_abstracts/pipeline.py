@@ -16,7 +16,7 @@ import pyarrow as pa
 from .config import BuildConfig
 from .dedup import jaccard, near_duplicate_clusters
 from .errors import DumpError
-from .normalize import has_visible_text, normalize
+from .normalize import normalize
 from .parse import Dump, parse_dump
 from .plain import extract_urls, to_plain
 from .schema import arrow_schema
@@ -53,6 +53,11 @@ class BuildResult:
 
 def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
     dumps = tuple(parse_dump(name, data, config.venue, config.year) for name, data in sorted(files))
+    first_with_sha: dict[str, str] = {}
+    for dump in dumps:
+        other = first_with_sha.setdefault(dump.sha256, dump.name)
+        if other != dump.name:
+            raise DumpError(dump.name, f"byte-for-byte copy of {other}: a copy adds no records; remove it")
     cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k != "dumps"}
     for dump in dumps:
         for r in dump.records:
@@ -75,12 +80,13 @@ def normalize_records(records: Records) -> list[str]:
     for i, text in enumerate(records.text):
         norm = cache.get(text)
         if norm is None:
-            if not has_visible_text(text):
+            norm = cache[text] = normalize(text)
+            if not norm:
                 raise DumpError(
-                    records.source_file[i], "record has no visible text (only control or invisible characters)",
+                    records.source_file[i],
+                    "record has no visible text (only control or invisible characters)",
                     records.line_start[i],
                 )
-            norm = cache[text] = normalize(text)
         out.append(norm)
     return out
 

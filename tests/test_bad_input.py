@@ -1,0 +1,115 @@
+import os
+
+import pytest
+
+from neurips_abstracts.write import data_path
+
+from .conftest import HEADER, run_cli
+
+GOOD = f"{HEADER}\n\nA fine abstract.".encode()
+
+
+def snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def built(raw_copy, tmp_path):
+    dist = tmp_path / "dist"
+    proc = run_cli("build", "--raw", str(raw_copy), "--out", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    return raw_copy, dist, snapshot(dist)
+
+
+CASES = {
+    "invalid_utf8": (f"{HEADER}\n\nGood line.\n\nBad \xff byte".encode("latin-1", "replace").replace(b"?", b""),
+                     None),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 20, None),
+    "empty": (b"", None),
+    "header_only": (f"{HEADER}\n\n\n".encode(), None),
+    "missing_header": (b"An abstract where the header should be.\n\nAnother.", None),
+    "nul_byte": (f"{HEADER}\n\nAn abstract\x00 with a NUL.".encode(), None),
+    "control_in_header": (f"NeurIPS\x07 2026 论文列表\n\nText.".encode(), None),
+    "controls_only_record": (f"{HEADER}\n\nFine.\n\n\x08\x07\n".encode(), None),
+}
+EXPECT = {
+    "invalid_utf8": ("invalid UTF-8", ":5:"),
+    "binary": ("binary", None),
+    "empty": ("empty file", None),
+    "header_only": ("header only", ":1"),
+    "missing_header": ("missing header", ":1"),
+    "nul_byte": ("NUL byte", ":3:"),
+    "control_in_header": ("control character", ":1:"),
+    "controls_only_record": ("no visible text", ":5"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_dump_refused_and_dist_untouched(built, case):
+    raw, dist, before = built
+    data, _ = CASES[case]
+    name = f"010_{case}.txt"
+    (raw / name).write_bytes(data)
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode != 0
+    message, where = EXPECT[case]
+    assert name in proc.stderr and message in proc.stderr, proc.stderr
+    if where:
+        assert f"{name}{where}" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert snapshot(dist) == before
+    assert not [p for p in dist.parent.iterdir() if p.name.startswith(".dist.")]
+
+
+def test_invalid_utf8_names_line_and_byte(built):
+    raw, dist, before = built
+    (raw / "011_bad.txt").write_bytes(f"{HEADER}\n\nok\n\n".encode() + b"bad \xc3\x28 here")
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1
+    assert "011_bad.txt:5:" in proc.stderr and "invalid UTF-8" in proc.stderr
+
+
+def test_link_outside_raw_refused(built, tmp_path):
+    raw, dist, before = built
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_bytes(GOOD)
+    os.symlink(outside, raw / "012_link.txt")
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1
+    assert "012_link.txt" in proc.stderr and "outside" in proc.stderr
+    assert snapshot(dist) == before
+
+
+def test_link_inside_raw_is_followed(built):
+    raw, dist, _ = built
+    (raw / ".staging").mkdir()  # hidden: skipped, but a link may lead into it
+    (raw / ".staging" / "dump").write_bytes(GOOD)
+    os.symlink(raw / ".staging" / "dump", raw / "014_link.txt")
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 0, proc.stderr
+    assert "39 records" in proc.stdout
+
+
+def test_copy_of_a_dump_refused(built):
+    raw, dist, before = built
+    first = sorted(raw.glob("*.txt"))[0]
+    (raw / "016_copy.txt").write_bytes(first.read_bytes())
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1 and "016_copy.txt" in proc.stderr and first.name in proc.stderr
+    assert snapshot(dist) == before
+
+
+def test_header_of_another_year_refused(built):
+    raw, dist, before = built
+    (raw / "015_old.txt").write_bytes("NeurIPS 2025 论文列表\n\nText.".encode())
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1 and "015_old.txt:1" in proc.stderr and "NeurIPS 2025" in proc.stderr
+    assert snapshot(dist) == before
+
+
+def test_stray_file_refused(built):
+    raw, dist, before = built
+    (raw / "notes.md").write_text("hello")
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1 and "notes.md" in proc.stderr
+    assert (dist / data_path("papers")).exists() and snapshot(dist) == before

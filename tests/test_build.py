@@ -1,0 +1,111 @@
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from neurips_abstracts.build import build, check, diff_dirs
+from neurips_abstracts.write import data_path
+
+from .conftest import ROOT, make_dump, run_cli
+
+
+def read(dist: Path, table: str):
+    return pq.read_table(dist / data_path(table))
+
+
+def test_seeds_build_counts(seeds_dist):
+    papers, occ = read(seeds_dist, "papers"), read(seeds_dist, "occurrences")
+    assert occ.num_rows == 38
+    assert papers.num_rows == 36
+    relations = occ.column("relation").to_pylist()
+    assert relations.count("exact_duplicate") == 2 and relations.count("canonical") == 36
+    manifest = json.loads((seeds_dist / "build_manifest.json").read_text())
+    assert manifest["counts"]["records"] == 38 and manifest["counts"]["papers"] == 36
+
+
+def test_committed_dist_is_fresh():
+    assert check(ROOT / "raw", ROOT / "dist") == []
+
+
+def test_byte_identical_across_env_folders_and_file_order(tmp_path):
+    outs = []
+    seeds = sorted((ROOT / "raw").glob("*.txt"))
+    for k, (order, env) in enumerate(
+        [
+            (seeds, {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C"}),
+            (seeds[::-1], {"PYTHONHASHSEED": "4242", "TZ": "Asia/Kolkata", "LC_ALL": "C.UTF-8"}),
+        ]
+    ):
+        work = tmp_path / f"w{k}" / ("deeper" * k)
+        raw = work / "raw"
+        raw.mkdir(parents=True)
+        for f in order:  # written in a different order: different directory order on disk
+            (raw / f.name).write_bytes(f.read_bytes())
+        proc = run_cli("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(work / "dist")
+    assert diff_dirs(outs[0], outs[1]) == []
+    for f in outs[0].rglob("*"):
+        if f.is_file():
+            data = f.read_bytes()
+            assert str(tmp_path).encode() not in data and str(ROOT).encode() not in data
+
+
+def test_check_names_stale_files_and_exits_1(tmp_path):
+    dist = tmp_path / "dist"
+    shutil.copytree(ROOT / "dist", dist)
+    (dist / data_path("papers")).write_bytes(b"stale")
+    (dist / "extra.txt").write_text("x")
+    proc = run_cli("check", "--dist", str(dist))
+    assert proc.returncode == 1
+    assert "data/papers/train-00000-of-00001.parquet" in proc.stderr and "extra.txt" in proc.stderr
+    assert "python build_dataset.py build" in proc.stderr
+
+
+def test_cli_summary_and_help(tmp_path):
+    proc = run_cli("--raw", str(ROOT / "raw"), "--out", str(tmp_path / "d"))
+    assert proc.returncode == 0, proc.stderr
+    assert "38 records" in proc.stdout and "36 papers" in proc.stdout and "2 exact duplicates" in proc.stdout
+    for cmd in ("build", "check"):
+        help_text = run_cli(cmd, "--help").stdout
+        assert "Example:" in help_text and f"python build_dataset.py {cmd}" in help_text
+
+
+def test_new_dump_of_new_papers_changes_no_existing_row(raw_copy, tmp_path):
+    before = tmp_path / "before"
+    build(raw_copy, before)
+    (raw_copy / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(
+        make_dump(["A wholly new abstract about graph sparsification in streams.", "Another new one on bandits."])
+    )
+    after = tmp_path / "after"
+    build(raw_copy, after)
+    old = read(before, "papers").to_pylist()
+    new = {r["paper_id"]: r for r in read(after, "papers").to_pylist()}
+    assert len(new) == len(old) + 2
+    for row in old:
+        assert new[row["paper_id"]] == row
+
+
+def test_library_build_without_cli(raw_copy, tmp_path):
+    summary = build(raw_copy, tmp_path / "out")
+    assert summary["records"] == 38 and summary["papers"] == 36 and summary["seconds"] >= 0
+
+
+@pytest.mark.parametrize("table", ["papers", "occurrences"])
+def test_readers(seeds_dist, table):
+    import datasets
+    import duckdb
+    import pandas as pd
+    import polars as pl
+
+    path = seeds_dist / data_path(table)
+    expected = read(seeds_dist, table)
+    assert pd.read_parquet(path).shape == (expected.num_rows, expected.num_columns)
+    assert pl.read_parquet(path).columns == expected.column_names
+    con = duckdb.connect()
+    assert con.execute(f"select count(*) from read_parquet('{path}')").fetchone()[0] == expected.num_rows
+    ds = datasets.load_dataset("parquet", data_files=str(path), split="train", cache_dir=str(seeds_dist.parent / "hf"))
+    assert ds.num_rows == expected.num_rows and ds.column_names == expected.column_names
+    assert ds.features[table == "papers" and "word_count" or "record_index"].dtype == "int64"

@@ -1,0 +1,50 @@
+import unicodedata
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from neurips_abstracts.normalize import has_visible_text, normalize
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+@example("schÃ¶n Ã©tÃ©")
+@example("a\u0301\x08\u200b\ufeff\t\n b")
+@example("À\x1fº")
+def test_idempotent(text):
+    once = normalize(text)
+    assert normalize(once) == once
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text())
+def test_never_empties_a_record_with_visible_text(text):
+    if has_visible_text(text):
+        assert normalize(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_output_is_nfc_single_spaced_without_controls(text):
+    out = normalize(text)
+    assert unicodedata.is_normalized("NFC", out)
+    assert "  " not in out and out == out.strip()
+    assert not any(unicodedata.category(c) == "Cc" for c in out)
+
+
+def test_mojibake_is_repaired():
+    assert normalize("SchrÃ¶dinger bridges") == "Schrödinger bridges"
+
+
+def test_ftfy_defaults_that_would_change_the_authors_text_are_off():
+    # ftfy's defaults straighten quotes, expand ligatures and unescape HTML: all three kept here.
+    text = "the “best” eﬃcient model &mdash; &lt;tag&gt;"
+    assert normalize(text) == text
+
+
+def test_controls_removed_and_whitespace_collapsed():
+    assert normalize("  a\x08b\tc\r\n\u00a0 d\u200b  ") == "ab c d"
+
+
+def test_nfc_composes():
+    assert normalize("Gaussian proce\u0301ss") == "Gaussian proc\u00e9ss"

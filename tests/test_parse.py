@@ -1,0 +1,88 @@
+import hashlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from neurips_abstracts.errors import DumpError
+from neurips_abstracts.parse import parse_dump
+
+from .conftest import HEADER, SEEDS
+
+MESSY = (
+    "\ufeff" + HEADER + "  \r\n"
+    "\r\n"
+    "First abstract, hard-wrapped   \r\n"
+    "over two lines.\t\r\n"
+    " \t \r\n"
+    "\r\n"
+    "\r\n"
+    "Second abstract.\r\n"
+    "\r\n"
+    "Third, with no final newline.  "
+).encode("utf-8")
+
+
+def test_messy_real_world_layout_parses():
+    dump = parse_dump("000_x.txt", MESSY, "NeurIPS", 2026)
+    assert (dump.venue, dump.year) == ("NeurIPS", 2026)
+    assert [r.text for r in dump.records] == [
+        "First abstract, hard-wrapped over two lines.",
+        "Second abstract.",
+        "Third, with no final newline.",
+    ]
+    assert [(r.line_start, r.line_end) for r in dump.records] == [(3, 4), (8, 8), (10, 10)]
+    assert dump.sha256 == hashlib.sha256(MESSY).hexdigest()
+
+
+def test_byte_span_decodes_to_exact_raw_text():
+    dump = parse_dump("000_x.txt", MESSY)
+    for r in dump.records:
+        assert MESSY[r.byte_start : r.byte_end].decode("utf-8") == r.text_raw
+    assert dump.records[0].text_raw == "First abstract, hard-wrapped   \r\nover two lines.\t"
+
+
+def test_seed_dumps_parse_with_their_header():
+    total = 0
+    for f in sorted(SEEDS.glob("*.txt")):
+        dump = parse_dump(f.name, f.read_bytes(), "NeurIPS", 2026)
+        total += len(dump.records)
+        assert all(r.text and "\n" not in r.text for r in dump.records)
+    assert total == 38
+
+
+def test_header_of_other_year_is_refused():
+    with pytest.raises(DumpError, match="NeurIPS 2023") as exc:
+        parse_dump("a.txt", "NeurIPS 2023 论文列表\n\nText.".encode(), "NeurIPS", 2026)
+    assert exc.value.line == 1
+
+
+# Records as a contributor might type them: words with inner spaces and tabs, hard-wrapped.
+_word = st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S")), min_size=1, max_size=8)
+_line = st.lists(_word, min_size=1, max_size=6).map(" ".join)
+_record = st.lists(_line, min_size=1, max_size=4)
+_sep = st.sampled_from(["\n", "\r\n"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    records=st.lists(_record, min_size=1, max_size=8),
+    newline=_sep,
+    blank_runs=st.lists(st.integers(1, 3), min_size=8, max_size=8),
+    trailing=st.sampled_from(["", " ", "\t", "  \t"]),
+    bom=st.booleans(),
+    final_newline=st.booleans(),
+)
+def test_round_trip_no_record_lost(records, newline, blank_runs, trailing, bom, final_newline):
+    parts = []
+    for i, lines in enumerate(records):
+        parts.append(newline.join(line + trailing for line in lines))
+        if i < len(records) - 1:
+            parts.append(newline * (blank_runs[i] + 1))
+    text = ("\ufeff" if bom else "") + HEADER + newline + newline + "".join(parts) + (newline if final_newline else "")
+    data = text.encode("utf-8")
+    dump = parse_dump("000_x.txt", data, "NeurIPS", 2026)
+    assert [r.text for r in dump.records] == [" ".join(line.strip() for line in lines) for lines in records]
+    for r in dump.records:
+        assert data[r.byte_start : r.byte_end].decode("utf-8") == r.text_raw
+        assert r.line_end - r.line_start + 1 == r.text_raw.count("\n") + 1

@@ -1,0 +1,90 @@
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from neurips_abstracts.contracts import ContractError, check
+from neurips_abstracts.schema import TABLES, arrow_schema, field_names, hf_features_dict, pandera_schema, table_schema
+from neurips_abstracts.write import data_path
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_every_field_described_and_produced(seeds_dist, table):
+    spec = table_schema(table)
+    assert spec["description"]
+    for f in spec["fields"]:
+        assert len(f.get("description", "")) > 20, f["name"]
+        assert f["type"] in {"string", "integer", "number", "boolean"}
+    written = pq.read_table(seeds_dist / data_path(table))
+    assert written.schema.names == field_names(table)
+    assert written.schema.remove_metadata().equals(arrow_schema(table).remove_metadata())
+    for name in field_names(table):  # produced: not an all-null placeholder
+        assert written.column(name).null_count < written.num_rows
+    assert list(pandera_schema(table).columns) == field_names(table)
+    assert list(hf_features_dict(table)) == field_names(table)
+
+
+def test_foreign_key_declared():
+    fk = table_schema("occurrences")["foreignKeys"][0]
+    assert fk["fields"] == ["paper_id"] and fk["reference"] == {"resource": "papers", "fields": ["paper_id"]}
+
+
+@pytest.fixture
+def tables(seeds_dist):
+    return pq.read_table(seeds_dist / data_path("papers")), pq.read_table(seeds_dist / data_path("occurrences"))
+
+
+def _set(table: pa.Table, column: str, row: int, value) -> pa.Table:
+    values = table.column(column).to_pylist()
+    values[row] = value
+    return table.set_column(table.schema.get_field_index(column), table.schema.field(column), pa.array(values, table.schema.field(column).type))
+
+
+def test_seed_tables_pass(tables):
+    papers, occ = tables
+    check(papers, occ, occ.num_rows)
+
+
+def test_lost_record_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="raw records were parsed"):
+        check(papers, occ, occ.num_rows + 1)
+
+
+def test_orphan_occurrence_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="do not exist"):
+        check(papers, _set(occ, "paper_id", 0, "0" * 16), occ.num_rows)
+
+
+def test_duplicate_primary_key_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="schema"):
+        check(_set(papers, "paper_id", 1, papers.column("paper_id")[0].as_py()), occ, occ.num_rows)
+
+
+def test_pattern_and_enum_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="schema"):
+        check(papers, _set(occ, "relation", 0, "cousin"), occ.num_rows)
+    with pytest.raises(ContractError, match="schema"):
+        check(_set(papers, "abstract_sha256", 0, "XYZ"), occ, occ.num_rows)
+
+
+def test_two_canonical_caught(tables):
+    papers, occ = tables
+    row = pc.index(occ.column("relation"), "exact_duplicate").as_py()
+    with pytest.raises(ContractError, match="exactly one canonical"):
+        check(papers, _set(occ, "relation", row, "canonical"), occ.num_rows)
+
+
+def test_abstract_not_matching_its_hash_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="hash"):
+        check(_set(papers, "abstract", 0, "tampered"), occ, occ.num_rows)
+
+
+def test_count_disagreement_caught(tables):
+    papers, occ = tables
+    with pytest.raises(ContractError, match="n_occurrences"):
+        check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows)
