@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 class NearDupConfig:
     """How revised abstracts are recognised as the same paper.
 
-    Word 5-gram shingles are case-folded; see ``dedup_near`` for why n=5. Candidates come from
-    MinHash LSH (16 bands x 8 rows = 128 permutations); only candidate pairs whose *exact*
-    Jaccard similarity is at least ``threshold`` are merged.
+    Case-folded word 3-gram shingles (``dedup`` explains the choice, ``benchmarks/near_dup.py``
+    measures it). Candidates come from MinHash LSH, 32 bands x 4 rows = 128 permutations, which
+    makes a pair at similarity 0.6 a candidate with probability 1 - (1 - 0.6^4)^32 = 0.988 and
+    one at 0.7 with 0.99995; only candidate pairs whose *exact* Jaccard similarity is at least
+    ``threshold`` are merged.
     """
 
-    shingle_size: int = 5
+    shingle_size: int = 3
     num_perm: int = 128
-    bands: int = 16
-    rows: int = 8
-    threshold: float = 0.8
+    bands: int = 32
+    rows: int = 4
+    threshold: float = 0.6
     seed: int = 20261129
     library: str = "rensa"
     algorithm: str = "RMinHash"

@@ -123,7 +123,8 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
             version_last[v] = i
     record_version = [version_of[s] for s in text_sha]
 
-    roots, shingle_sets, n_candidates = near_duplicate_clusters(version_text, config.near_dup)
+    clusters = near_duplicate_clusters(version_text, config.near_dup)
+    roots, shingle_sets = clusters.roots, clusters.shingle_sets
     # Versions are numbered in order of first appearance, so a cluster's root is its founding version.
     members: dict[int, list[int]] = {}
     for v, root in enumerate(roots):
@@ -157,7 +158,8 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
             for root, vs in members.items()
         ],
         "n_versions": len(version_text),
-        "n_candidate_pairs": n_candidates,
+        "n_candidate_pairs": len(clusters.candidates),
+        "n_merged_pairs": clusters.merged,
     }
 
 
@@ -229,6 +231,7 @@ def run(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> BuildResult:
         "papers": papers.num_rows,
         "distinct_texts": dedup["n_versions"],
         "near_dup_candidate_pairs": dedup["n_candidate_pairs"],
+        "near_dup_merged_pairs": dedup["n_merged_pairs"],
         "relations": relations,
     }
     return BuildResult(papers=papers, occurrences=occurrences, dumps=records.dumps, stats=stats)

@@ -1,0 +1,155 @@
+import dataclasses
+import functools
+import json
+import re
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from neurips_abstracts.build import build, diff_dirs
+from neurips_abstracts.config import DEFAULT_CONFIG, BuildConfig
+from neurips_abstracts.contracts import check
+from neurips_abstracts.dedup import jaccard, shingles
+from neurips_abstracts.normalize import normalize
+from neurips_abstracts.pipeline import run
+from neurips_abstracts.write import data_path
+
+from .conftest import corpus_abstracts, make_dump
+
+N = DEFAULT_CONFIG.near_dup.shingle_size
+THRESHOLD = DEFAULT_CONFIG.near_dup.threshold
+
+
+@functools.lru_cache(maxsize=1)
+def long_real_abstracts() -> tuple[str, ...]:
+    """Real 2023 abstracts of at least 150 words, normalized."""
+    return tuple(t for t in (normalize(a) for a in corpus_abstracts(2023)) if len(t.split()) >= 150)
+
+
+@pytest.fixture(scope="module")
+def real():
+    return long_real_abstracts()
+
+
+def sim(a: str, b: str) -> float:
+    return jaccard(shingles(normalize(a), N), shingles(normalize(b), N))
+
+
+def tables(dist):
+    papers = pq.read_table(dist / data_path("papers")).to_pylist()
+    occ = pq.read_table(dist / data_path("occurrences")).to_pylist()
+    return {p["paper_id"]: p for p in papers}, occ
+
+
+def revise(text: str) -> str:
+    """A realistic revision: one sentence rewritten, a number updated."""
+    sentences = re.split(r"(?<=\.) ", text)
+    sentences[1] = "We further show that the method scales to much larger problems than before."
+    return " ".join(sentences) + " Code is released."
+
+
+def test_revision_in_a_new_dump_joins_its_paper_and_keeps_its_id(real, tmp_path):
+    original, other = real[0], real[1]
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "000_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump([original, other]))
+    build(raw, tmp_path / "before")
+    before, _ = tables(tmp_path / "before")
+    (raw / "001_bbbbbbbbbbbbbbbb.txt").write_bytes(make_dump([revise(original)]))
+    build(raw, tmp_path / "after")
+    after, occ = tables(tmp_path / "after")
+
+    assert set(after) == set(before)  # same two paper ids: the revision kept its paper's id
+    pid = next(p for p, row in before.items() if row["abstract"] == original)
+    assert after[pid]["abstract"] == normalize(revise(original))  # the latest dump's version is canonical
+    assert after[pid]["n_versions"] == 2 and after[pid]["n_occurrences"] == 2
+    assert after[pid]["first_source_file"] == "000_aaaaaaaaaaaaaaaa.txt"
+    rows = {o["source_file"]: o for o in occ if o["paper_id"] == pid}
+    assert rows["001_bbbbbbbbbbbbbbbb.txt"]["relation"] == "canonical"
+    old = rows["000_aaaaaaaaaaaaaaaa.txt"]
+    assert old["relation"] == "near_duplicate"
+    assert old["similarity"] == pytest.approx(sim(original, revise(original)))
+    assert THRESHOLD <= old["similarity"] < 1
+    manifest = json.loads((tmp_path / "after" / "build_manifest.json").read_text())
+    assert manifest["config"]["near_dup"] == dataclasses.asdict(DEFAULT_CONFIG.near_dup)
+    assert manifest["counts"]["relations"] == {"canonical": 2, "exact_duplicate": 0, "near_duplicate": 1}
+
+
+def test_papers_sharing_their_first_two_sentences_stay_apart(real):
+    a, b = real[2], real[3]
+    shared = " ".join(re.split(r"(?<=\.) ", a)[:2])
+    b2 = shared + " " + " ".join(re.split(r"(?<=\.) ", b)[2:])
+    assert b2.startswith(shared) and a.startswith(shared)
+    result = run([("000_x.txt", make_dump([a, b2]))], DEFAULT_CONFIG)
+    assert result.papers.num_rows == 2
+    assert set(result.occurrences.column("relation").to_pylist()) == {"canonical"}
+
+
+def test_chain_follows_union_find_rule(real):
+    words = real[4].split()
+    w = len(words)
+
+    def chain(k):  # B: first k words rewritten; C: B with the last k words rewritten too
+        b = [f"new{i}" for i in range(k)] + words[k:]
+        c = b[: w - k] + [f"later{i}" for i in range(k)]
+        return " ".join(words), " ".join(b), " ".join(c)
+
+    A, B, C = next(
+        (a, b, c)
+        for a, b, c in map(chain, range(1, w // 2))
+        if sim(a, b) >= THRESHOLD and sim(b, c) >= THRESHOLD and sim(a, c) < THRESHOLD
+    )
+    result = run(
+        [("000_a.txt", make_dump([A])), ("001_b.txt", make_dump([B])), ("002_c.txt", make_dump([C]))], DEFAULT_CONFIG
+    )
+    assert result.papers.num_rows == 1  # A~B and B~C: one paper, though A is not similar to C
+    paper = result.papers.to_pylist()[0]
+    assert paper["abstract"] == normalize(C)  # canonical: the version in the latest dump
+    occ = {o["source_file"]: o for o in result.occurrences.to_pylist()}
+    assert occ["002_c.txt"]["relation"] == "canonical"
+    assert occ["000_a.txt"]["relation"] == "near_duplicate"
+    assert occ["000_a.txt"]["similarity"] == pytest.approx(sim(A, C)) and occ["000_a.txt"]["similarity"] < THRESHOLD
+    # the id is the founding occurrence's (A's), so it did not move when B and C arrived
+    assert paper["paper_id"] == occ["000_a.txt"]["text_sha256"][:16]
+
+
+def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):
+    dumps = {
+        "000_aaaaaaaaaaaaaaaa.txt": make_dump([real[5], real[6], real[7]]),
+        "001_bbbbbbbbbbbbbbbb.txt": make_dump([revise(real[5]), real[6], revise(real[7])]),
+        "002_cccccccccccccccc.txt": make_dump([real[8], revise(real[6])]),
+    }
+    outs = []
+    for k, order in enumerate((sorted(dumps), sorted(dumps, reverse=True))):
+        raw = tmp_path / f"raw{k}"
+        raw.mkdir()
+        for name in order:
+            (raw / name).write_bytes(dumps[name])
+        build(raw, tmp_path / f"dist{k}")
+        outs.append(tmp_path / f"dist{k}")
+    assert diff_dirs(*outs) == []
+    papers, occ = tables(outs[0])
+    assert len(papers) == 4 and len(occ) == 8
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_nothing_lost_under_random_dumps(data):
+    pool = long_real_abstracts()[10:40]
+    n_dumps = data.draw(st.integers(1, 4))
+    files = []
+    for d in range(n_dumps):
+        picks = data.draw(st.lists(st.integers(0, len(pool) - 1), min_size=1, max_size=8))
+        texts = [pool[i] if data.draw(st.booleans()) else revise(pool[i]) for i in picks]
+        files.append((f"{d:03d}_{d:016x}.txt", make_dump(texts)))
+    assume(len({f[1] for f in files}) == len(files))  # a byte-for-byte copy of a dump is refused
+    result = run(files, BuildConfig())
+    n_records = sum(len(raw.split(b"\n\n")) - 1 for _, raw in files)
+    assert result.occurrences.num_rows == n_records == result.stats["records"]
+    check(result.papers, result.occurrences, n_records)
+    # every distinct base text picked is exactly one paper, whether or not its revision came too
+    picked = {t for _, raw in files for t in raw.decode().split("\n\n")[1:]}
+    bases = {t if t in pool else next(p for p in pool if revise(p) == t) for t in picked}
+    assert result.papers.num_rows == len(bases)
