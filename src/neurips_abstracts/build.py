@@ -1,4 +1,4 @@
-"""Build dist/ from raw/, and check a committed dist/ against a fresh build."""
+"""Build dist/ from raw/, and check a committed dist/ (and the docs made from it) against a fresh build."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .load import read_raw
-from .manifest import build_manifest
+from .manifest import build_manifest, dataset_version
 from .pipeline import BuildResult, run
+from .schema import TABLES
+from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_text
 
 MANIFEST = "build_manifest.json"
@@ -26,9 +29,30 @@ def produce(raw_dir: str | Path, config: BuildConfig = DEFAULT_CONFIG) -> BuildR
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
-    write_parquet(result.papers, "papers", out / data_path("papers"), config)
-    write_parquet(result.occurrences, "occurrences", out / data_path("occurrences"), config)
-    write_text(out / MANIFEST, dumps_json(build_manifest(result.dumps, config, result.stats)))
+    tables = {"papers": result.papers, "occurrences": result.occurrences}
+    data = {}
+    for name in TABLES:
+        path = out / data_path(name)
+        write_parquet(tables[name], name, path, config)
+        data[name] = release.DataFile(
+            path=data_path(name),
+            size=path.stat().st_size,
+            sha256=release.sha256_file(path),
+            rows=tables[name].num_rows,
+            nbytes=tables[name].nbytes,
+        )
+    statistics = compute_stats(result.papers, result.occurrences)
+    manifest = build_manifest(result.dumps, config, result.stats, statistics)
+    changelog = release.CHANGELOG.read_text(encoding="utf-8")
+    r = release.Release(dataset_version(), config, statistics, manifest, data, changelog)
+    write_text(out / MANIFEST, dumps_json(manifest))
+    write_text(out / release.CARD, release.card(r))
+    write_text(out / release.DATASHEET, release.datasheet(r))
+    write_text(out / "LICENSE.md", f"# Terms of use\n\n{release.texts.LICENSE_TEXT}\n")
+    write_text(out / "CHANGELOG.md", changelog)
+    write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
+    write_text(out / "croissant.json", dumps_json(release.croissant(r)))
+    write_text(out / release.SUMS, release.sha256sums(out))
 
 
 def build(raw_dir: str | Path = "raw", out: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG) -> dict:
@@ -53,9 +77,16 @@ def diff_dirs(expected: Path, actual: Path) -> list[str]:
     return sorted(set(differ) | (a ^ b))
 
 
-def check(raw_dir: str | Path = "raw", dist: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG) -> list[str]:
-    """Rebuild into a temporary folder; return the files of ``dist`` that are stale."""
+def check(
+    raw_dir: str | Path = "raw", dist: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, docs: bool = True
+) -> list[str]:
+    """Rebuild into a temporary folder; return the stale files: those of ``dist`` (as
+    ``dist/<path>``) and, with ``docs``, the project's generated DATASHEET.md and README.md."""
+    from .docs import stale
+
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "dist"
         build(raw_dir, fresh, config)
-        return diff_dirs(fresh, Path(dist)) if Path(dist).is_dir() else ["(dist folder missing)"]
+        name = Path(dist).name
+        found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]
+        return found + (stale(fresh) if docs else [])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -47,10 +48,16 @@ def build(raw_dir: str, out_dir: str) -> None:
     from .build import build as run_build
     from .contracts import ContractError
 
+    from .docs import refresh
+    from .release import PROJECT_ROOT
+
     try:
         s = run_build(raw_dir, out_dir)
     except (DumpError, ContractError) as exc:
         _fail(exc)
+    if Path(out_dir).resolve() == PROJECT_ROOT / "dist":
+        for path in refresh(PROJECT_ROOT / "dist"):
+            click.echo(f"refreshed {path.relative_to(PROJECT_ROOT)}")
     rel = s["relations"]
     click.echo(
         f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
@@ -61,8 +68,9 @@ def build(raw_dir: str, out_dir: str) -> None:
 @main.command()
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
-def check(raw_dir: str, dist_dir: str) -> None:
-    """Rebuild into a temporary folder and fail if DIST differs from it.
+@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's DATASHEET.md and README.md.")
+def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
+    """Rebuild into a temporary folder and fail if DIST, DATASHEET.md or README.md differ from it.
 
     Exits 1 and names every stale file; `python build_dataset.py build` fixes them.
 
@@ -74,12 +82,35 @@ def check(raw_dir: str, dist_dir: str) -> None:
     from .contracts import ContractError
 
     try:
-        stale = run_check(raw_dir, dist_dir)
+        stale = run_check(raw_dir, dist_dir, docs=not no_docs)
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if stale:
         for name in stale:
-            click.echo(f"stale: {dist_dir}/{name}", err=True)
-        click.echo(f"{dist_dir}/ is out of date with {raw_dir}/; run: python build_dataset.py build", err=True)
+            click.echo(f"stale: {name}", err=True)
+        click.echo(f"generated files are out of date with {raw_dir}/; run: python build_dataset.py build", err=True)
         sys.exit(1)
-    click.echo(f"{dist_dir}/ is up to date with {raw_dir}/")
+    click.echo(f"{dist_dir}/ and the generated docs are up to date with {raw_dir}/")
+
+
+@main.command()
+@click.argument("dist_dir", default="dist", required=False)
+def verify(dist_dir: str) -> None:
+    """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
+
+    Exits 1 and lists every problem: a file changed, missing or unlisted, or metadata describing
+    other bytes or row counts than the Parquet files hold.
+
+    \b
+    Example:
+        python build_dataset.py verify dist
+    """
+    from .verify import verify as run_verify
+
+    problems = run_verify(dist_dir)
+    for problem in problems:
+        click.echo(f"{dist_dir}/{problem}", err=True)
+    if problems:
+        click.echo(f"{dist_dir}/ does not verify ({len(problems)} problems)", err=True)
+        sys.exit(1)
+    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")

@@ -28,7 +28,7 @@ def shaping_versions() -> dict[str, str]:
     return {name: version(name) for name in SHAPING_PACKAGES}
 
 
-def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict) -> dict:
+def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict) -> dict:
     inputs = [
         {"file": d.name, "sha256": d.sha256, "records": len(d.records), "venue": d.venue, "year": d.year}
         for d in dumps
@@ -40,4 +40,4 @@ def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict) ->
         "dataset_version": dataset_version(),
     }
     fingerprint = hashlib.sha256(json.dumps(fingerprinted, sort_keys=True).encode()).hexdigest()
-    return {**fingerprinted, "counts": stats, "fingerprint": fingerprint}
+    return {**fingerprinted, "counts": stats, "statistics": statistics, "fingerprint": fingerprint}

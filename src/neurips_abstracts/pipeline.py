@@ -192,7 +192,7 @@ def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.T
     for p in dedup["papers"]:
         c = p["canonical_record"]
         abstract = normalized[c]
-        plain = to_plain(abstract)
+        plain = to_plain(abstract) or abstract
         dump = dump_by_name[records.source_file[c]]
         rows.append(
             {
@@ -201,7 +201,7 @@ def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.T
                 "year": dump.year,
                 "abstract": abstract,
                 "abstract_plain": plain,
-                "urls": " ".join(extract_urls(abstract)),
+                "urls": " ".join(extract_urls(abstract)) or None,
                 "word_count": len(plain.split()),
                 "n_occurrences": n_occ[dedup["paper_id"][c]],
                 "n_versions": p["n_versions"],

@@ -1,0 +1,107 @@
+"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md.
+
+Both are made from a build (dist/) and from benchmark results (benchmarks/results/), never typed
+by hand. ``python build_dataset.py build`` refreshes them; ``check`` fails when they are stale.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .release import DATASHEET, PROJECT_ROOT
+
+_BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.2f}%"
+
+
+def stats_block(manifest: dict) -> str:
+    s = manifest["statistics"]
+    rel = s["relations"]
+    return (
+        f"The committed build (version {manifest['dataset_version']}) holds **{s['papers']} papers** "
+        f"from {s['records']} raw records in {s['dumps']} dumps: {rel['exact_duplicate']} exact and "
+        f"{rel['near_duplicate']} near duplicates. Median abstract length: {s['word_count']['median']} "
+        f"words. Build fingerprint `{manifest['fingerprint'][:16]}`.\n"
+    )
+
+
+def near_dup_block(result: dict | None) -> str:
+    if result is None:
+        return "No results yet: run `python -m benchmarks.near_dup`.\n"
+    c = result["config"]
+    s = result["summary"]
+    lines = [
+        f"Run of `python -m benchmarks.near_dup`: {result['distinct_real_papers']} distinct real abstracts "
+        f"(NeurIPS 2018 and 2023) as negatives, {result['per_cell']} revisions per cell (seed {result['seed']}), "
+        f"word {c['shingle_size']}-grams, threshold {c['threshold']}, {c['bands']} bands x {c['rows']} rows.",
+        "",
+        "| edit | words touched | ours: precision | ours: recall | datasketch: precision | datasketch: recall |",
+        "|---|---|---|---|---|---|",
+    ]
+    for cell in result["cells"]:
+        o, d = cell["ours"], cell["datasketch"]
+        lines.append(
+            f"| {cell['kind'].replace('_', ' ')} | {cell['rate']:.0%} | {o['precision']:.4f} | {o['recall']:.4f} "
+            f"| {d['precision']:.4f} | {d['recall']:.4f} |"
+        )
+    lines += [
+        "",
+        f"Realistic revisions (spans up to 10%): recall **{s['ours_realistic_recall']:.4f}** "
+        f"(LSH candidates {s['ours_realistic_candidate_recall']:.4f}), "
+        f"{s['ours_realistic_false_merges']} distinct papers merged (lowest precision of a cell "
+        f"{s['ours_realistic_min_precision']:.4f}); datasketch: recall {s['datasketch_realistic_recall']:.4f}, "
+        f"{s['datasketch_realistic_false_merges']} false merges. Throughput: {s['ours_texts_per_second']:,.0f} "
+        f"texts/s against {s['datasketch_texts_per_second']:,.0f} for datasketch "
+        f"({s['speedup_vs_datasketch']:.1f}x), shingling included. The baseline is datasketch MinHash and "
+        "MinHashLSH at the same threshold with its own choice of bands and rows, merging LSH candidates "
+        "without verification, as it is usually used. A cell with no merges at all counts as precision 1.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _result(root: Path, name: str) -> dict | None:
+    path = root / "benchmarks" / "results" / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def render_readme(text: str, manifest: dict, root: Path = PROJECT_ROOT) -> str:
+    blocks = {"stats": stats_block(manifest), "near-dup-benchmark": near_dup_block(_result(root, "near_dup"))}
+
+    def fill(m: re.Match) -> str:
+        body = blocks.get(m["name"])
+        return m.group(0) if body is None else m.group(1) + body + m.group(4)
+
+    return _BLOCK_RE.sub(fill, text)
+
+
+def expected_docs(dist: Path, root: Path = PROJECT_ROOT) -> dict[Path, str]:
+    """What ``root``'s DATASHEET.md and README.md should say for the build in ``dist``."""
+    manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
+    readme = root / "README.md"
+    return {
+        root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"),
+        readme: render_readme(readme.read_text(encoding="utf-8"), manifest, root),
+    }
+
+
+def refresh(dist: Path, root: Path = PROJECT_ROOT) -> list[Path]:
+    """Rewrite the generated docs from ``dist``; return the files that changed."""
+    changed = []
+    for path, text in expected_docs(dist, root).items():
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+            changed.append(path)
+    return changed
+
+
+def stale(dist: Path, root: Path = PROJECT_ROOT) -> list[str]:
+    return [
+        path.relative_to(root).as_posix()
+        for path, text in expected_docs(dist, root).items()
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
+    ]

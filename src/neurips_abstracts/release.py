@@ -1,0 +1,484 @@
+"""Everything in dist/ besides the Parquet files, rendered from the build.
+
+The dataset card (dist/README.md), DATASHEET.md, datapackage.json (Frictionless v2),
+croissant.json (Croissant 1.1 with the RAI fields), LICENSE.md, CHANGELOG.md and SHA256SUMS.
+Every number comes from :class:`Release`, which the build fills from its own tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from . import texts
+from .config import BuildConfig
+from .schema import TABLES, hf_features_dict, table_schema
+from .write import data_path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+CHANGELOG = PROJECT_ROOT / "CHANGELOG.md"
+SUMS = "SHA256SUMS"
+CARD = "README.md"
+DATASHEET = "DATASHEET.md"
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str
+    size: int
+    sha256: str
+    rows: int
+    nbytes: int  # in-memory Arrow size: what `datasets` records as a split's num_bytes
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    config: BuildConfig
+    stats: dict
+    manifest: dict
+    data: dict[str, DataFile]  # table name -> its Parquet file
+    changelog: str
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _size_category(n: int) -> str:
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
+        if n < bound:
+            return label
+    return "1M<n<10M"
+
+
+def _yaml(data) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+
+
+def column_table(table: str) -> str:
+    """Markdown table of a table's columns, straight from schema/."""
+    rows = ["| column | type | required | description |", "|---|---|---|---|"]
+    for f in table_schema(table)["fields"]:
+        required = "yes" if f.get("constraints", {}).get("required") else "no"
+        description = f["description"].replace("|", "\\|")
+        rows.append(f"| `{f['name']}` | {f['type']} | {required} | {description} |")
+    return "\n".join(rows)
+
+
+def _q(stats: dict, key: str) -> str:
+    q = stats[key]
+    return f"min {q['min']}, 5th percentile {q['p05']}, median {q['median']}, mean {q['mean']}, 95th percentile {q['p95']}, max {q['max']}"
+
+
+def relation_table(stats: dict) -> str:
+    rows = ["| relation | occurrences |", "|---|---|"]
+    rows += [f"| {r} | {n} |" for r, n in stats["relations"].items()]
+    return "\n".join(rows)
+
+
+def inputs_table(manifest: dict, stats: dict) -> str:
+    canonical = {f["file"]: f["canonical"] for f in stats["per_file"]}
+    rows = ["| dump | records | canonical records | sha256 |", "|---|---|---|---|"]
+    for f in manifest["inputs"]:
+        rows.append(f"| `{f['file']}` | {f['records']} | {canonical.get(f['file'], 0)} | `{f['sha256']}` |")
+    return "\n".join(rows)
+
+
+def statistics_block(r: Release) -> str:
+    s = r.stats
+    near = s["near_duplicate_similarity"]
+    lines = [
+        f"- Dataset version: {r.version}; build fingerprint `{r.manifest['fingerprint']}`",
+        f"- Dumps read: {s['dumps']}; raw records: {s['records']}; papers: {s['papers']}",
+        f"- Duplicates: {s['duplicates']} ({s['relations']['exact_duplicate']} exact, "
+        f"{s['relations']['near_duplicate']} near); papers with more than one version: {s['papers_with_revisions']}",
+        f"- Near-duplicate similarity to the canonical text: "
+        + (f"min {near['min']:.3f}, median {near['median']:.3f}" if near else "no near duplicates in this build"),
+        f"- Words per abstract: {_q(s, 'word_count')}",
+        f"- Characters per abstract: {_q(s, 'abstract_chars')}",
+        f"- Papers whose abstract links a URL: {s['papers_with_urls']}",
+        "- Venues and years: " + ", ".join(f"{k} ({v} papers)" for k, v in s["venues"].items()),
+    ]
+    return "\n".join(lines)
+
+
+def config_block(config: BuildConfig) -> str:
+    return "```yaml\n" + _yaml(config.as_dict()) + "```"
+
+
+def card(r: Release) -> str:
+    front = {
+        "pretty_name": texts.TITLE,
+        "license": texts.LICENSE_NAME,
+        "license_name": "abstracts-by-their-authors-metadata-cc0",
+        "license_link": "LICENSE.md",
+        "language": ["en"],
+        "task_categories": ["text-classification", "summarization", "text-retrieval"],
+        "size_categories": [_size_category(r.stats["papers"])],
+        "tags": ["neurips", "scientific-abstracts", "deduplication", "provenance"],
+        "configs": [
+            {
+                "config_name": table,
+                "data_files": [{"split": "train", "path": data_path(table)}],
+                **({"default": True} if table == "papers" else {}),
+            }
+            for table in TABLES
+        ],
+        "dataset_info": [
+            {
+                "config_name": table,
+                "features": [{"name": k, "dtype": v["dtype"]} for k, v in hf_features_dict(table).items()],
+                "splits": [{"name": "train", "num_bytes": r.data[table].nbytes, "num_examples": r.data[table].rows}],
+                "download_size": r.data[table].size,
+                "dataset_size": r.data[table].nbytes,
+            }
+            for table in TABLES
+        ],
+    }
+    s = r.stats
+    hf = f"hf://datasets/{texts.REPO_ID}@v{r.version}"
+    return f"""---
+{_yaml(front)}---
+
+# {texts.TITLE} (version {r.version})
+
+{texts.SUMMARY}
+
+Two configs: **`papers`** (default), one row per paper ({s['papers']} rows), and
+**`occurrences`**, one row per raw record in the dumps ({s['records']} rows), each pointing at
+its paper with the reason it belongs there.
+
+## Load it
+
+```python
+from datasets import load_dataset
+
+papers = load_dataset("{texts.REPO_ID}", revision="v{r.version}", split="train")
+occurrences = load_dataset("{texts.REPO_ID}", "occurrences", revision="v{r.version}", split="train")
+# from a local copy of this folder:
+papers = load_dataset("path/to/dist", split="train")
+```
+
+```python
+import pandas as pd
+import polars as pl
+
+papers = pd.read_parquet("{hf}/{data_path('papers')}")
+occurrences = pl.read_parquet("{hf}/{data_path('occurrences')}")
+```
+
+```sql
+-- DuckDB
+SELECT p.paper_id, p.abstract, count(*) AS copies
+FROM '{hf}/{data_path('papers')}' p
+JOIN '{hf}/{data_path('occurrences')}' o USING (paper_id)
+GROUP BY ALL ORDER BY copies DESC LIMIT 10;
+```
+
+## Columns
+
+### papers
+
+{column_table('papers')}
+
+### occurrences
+
+{column_table('occurrences')}
+
+`occurrences.paper_id` references `papers.paper_id`; each paper has exactly one `canonical`
+occurrence.
+
+## Build statistics
+
+{statistics_block(r)}
+
+## Deduplication
+
+{texts.preprocessing(r.config)}
+
+{relation_table(s)}
+
+Chains: if version A is similar to B and B to C, all three are one paper even if A is not
+similar to C; each occurrence's `similarity` to the canonical text shows such drift.
+
+Configuration of this build:
+
+{config_block(r.config)}
+
+## Provenance
+
+Every occurrence carries its dump's file name and SHA-256, its record index, first and last
+line, byte span and exact raw text, so any row can be traced back to the bytes it came from.
+
+{inputs_table(r.manifest, s)}
+
+`build_manifest.json` lists the inputs, the configuration, the versions of the packages that
+shape the bytes and the build fingerprint; `SHA256SUMS` covers every file of this folder.
+
+## Terms of use
+
+{texts.LICENSE_TEXT}
+
+Intended uses: {texts.INTENDED_USES}
+
+Out of scope: {texts.OUT_OF_SCOPE}
+
+Limitations: {texts.LIMITATIONS}
+
+Biases: {texts.BIASES}
+
+Personal information: {texts.PERSONAL_INFO}
+
+## Citation
+
+```bibtex
+{texts.citation(r.version)}
+```
+
+## Changelog
+
+{r.changelog.strip()}
+"""
+
+
+def datasheet(r: Release) -> str:
+    s = r.stats
+    return f"""# Datasheet: {texts.TITLE} (version {r.version})
+
+Answers to the questions of *Datasheets for Datasets* (Gebru et al.), for this release.
+Generated by the build; every number below comes from the build of version {r.version}
+(fingerprint `{r.manifest['fingerprint']}`).
+
+## Motivation
+
+- **For what purpose was the dataset created?** {texts.SUMMARY}
+- **Who created it?** The maintainers of this repository, from dumps contributed by pull request.
+- **Who funded it?** No one; it is volunteer work.
+
+## Composition
+
+- **What do the instances represent?** A paper of {", ".join(s['venues'])}, by its abstract
+  (`papers`), and each raw record of the dumps it was seen in (`occurrences`).
+- **How many instances are there?** {s['papers']} papers from {s['records']} raw records in
+  {s['dumps']} dumps.
+- **Is it a sample?** It holds every abstract present in the dumps; papers absent from all dumps
+  are absent here.
+- **What data does each instance consist of?** See the column tables in the dataset card; text,
+  derived plain text, URLs, counts and provenance. No labels.
+- **Is any information missing?** `urls` is null when an abstract links nothing. Abstracts that
+  were truncated in a dump stay truncated.
+- **Relationships between instances:** occurrences point at their paper; a paper's occurrences
+  are its copies and revisions.
+- **Recommended splits:** one `train` split; the data has no held-out part.
+- **Errors, noise, redundancy:** duplicates are kept as occurrences and counted:
+
+{relation_table(s)}
+
+- **Is it self-contained?** Yes; it links nothing it depends on.
+- **Confidential or offensive data?** No; these are public scientific abstracts.
+- **Does it identify people?** {texts.PERSONAL_INFO}
+
+Statistics of this build:
+
+{statistics_block(r)}
+
+## Collection process
+
+- **How was the data acquired?** {texts.COLLECTION}
+- **Who was involved?** Contributors who saved the dumps; no crowdworkers.
+- **Time frame:** the dumps were saved after NeurIPS 2026 published its paper list.
+- **Ethical review:** none was needed for public abstracts without personal data beyond what
+  the authors published.
+
+Dumps of this build:
+
+{inputs_table(r.manifest, s)}
+
+## Preprocessing, cleaning, labelling
+
+{texts.preprocessing(r.config)}
+
+The raw text of every record is kept in `occurrences.text_raw`, byte for byte. Configuration:
+
+{config_block(r.config)}
+
+## Uses
+
+- **Intended uses:** {texts.INTENDED_USES}
+- **Not suited for:** {texts.OUT_OF_SCOPE}
+- **Limitations:** {texts.LIMITATIONS}
+- **Biases:** {texts.BIASES}
+- **Impact:** {texts.SOCIAL_IMPACT}
+
+## Distribution
+
+- **How is it distributed?** As Parquet files with a dataset card on the Hugging Face Hub
+  (`{texts.REPO_ID}`, tag `v{r.version}`), with a Frictionless data package and Croissant
+  metadata beside them.
+- **Licence and terms:** {texts.LICENSE_TEXT}
+
+## Maintenance
+
+- {texts.MAINTENANCE}
+- **Versioning:** semantic versions, set in `pyproject.toml`; the changelog lists every release.
+"""
+
+
+def _frictionless_schema(table: str) -> dict:
+    spec = dict(table_schema(table))
+    # Parquet holds true nulls, so an empty string is a value, not a missing one.
+    spec["missingValues"] = []
+    return spec
+
+
+def datapackage(r: Release) -> dict:
+    return {
+        "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
+        "name": "neurips-2026-abstracts",
+        "title": texts.TITLE,
+        "description": texts.SUMMARY,
+        "version": r.version,
+        "homepage": f"https://huggingface.co/datasets/{texts.REPO_ID}",
+        "licenses": [{"name": "CC0-1.0", "path": texts.CC0_URL, "title": texts.LICENSE_TITLE}],
+        "keywords": ["NeurIPS", "abstracts", "deduplication", "provenance"],
+        "resources": [
+            {
+                "name": table,
+                "type": "table",
+                "path": r.data[table].path,
+                "format": "parquet",
+                "mediatype": "application/vnd.apache.parquet",
+                # No "bytes": frictionless cannot count the bytes of a Parquet source and reports
+                # every such resource invalid. It does not check "hash" either: `verify` does.
+                "hash": f"sha256:{r.data[table].sha256}",
+                "description": table_schema(table)["description"],
+                "schema": _frictionless_schema(table),
+            }
+            for table in TABLES
+        ],
+    }
+
+
+_CROISSANT_TYPES = {"string": "sc:Text", "integer": "sc:Integer", "number": "sc:Float", "boolean": "sc:Boolean"}
+
+
+def croissant(r: Release) -> dict:
+    context = {
+        "@language": "en",
+        "@vocab": "https://schema.org/",
+        "citeAs": "cr:citeAs",
+        "column": "cr:column",
+        "conformsTo": "dct:conformsTo",
+        "cr": "http://mlcommons.org/croissant/",
+        "rai": "http://mlcommons.org/croissant/RAI/",
+        "data": {"@id": "cr:data", "@type": "@json"},
+        "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+        "dct": "http://purl.org/dc/terms/",
+        "equivalentProperty": "cr:equivalentProperty",
+        "examples": {"@id": "cr:examples", "@type": "@json"},
+        "extract": "cr:extract",
+        "field": "cr:field",
+        "fileProperty": "cr:fileProperty",
+        "fileObject": "cr:fileObject",
+        "fileSet": "cr:fileSet",
+        "format": "cr:format",
+        "includes": "cr:includes",
+        "isLiveDataset": "cr:isLiveDataset",
+        "jsonPath": "cr:jsonPath",
+        "key": "cr:key",
+        "md5": "cr:md5",
+        "parentField": "cr:parentField",
+        "path": "cr:path",
+        "recordSet": "cr:recordSet",
+        "references": "cr:references",
+        "regex": "cr:regex",
+        "repeated": "cr:repeated",
+        "replace": "cr:replace",
+        "samplingRate": "cr:samplingRate",
+        "sc": "https://schema.org/",
+        "separator": "cr:separator",
+        "source": "cr:source",
+        "subField": "cr:subField",
+        "transform": "cr:transform",
+    }
+    fk = {"paper_id": "papers/paper_id"}
+    record_sets = []
+    for table in TABLES:
+        spec = table_schema(table)
+        fields = []
+        for f in spec["fields"]:
+            field = {
+                "@type": "cr:Field",
+                "@id": f"{table}/{f['name']}",
+                "name": f"{table}/{f['name']}",
+                "description": f["description"],
+                "dataType": _CROISSANT_TYPES[f["type"]],
+                "source": {"fileObject": {"@id": f"{table}-parquet"}, "extract": {"column": f["name"]}},
+            }
+            if table == "occurrences" and f["name"] in fk:
+                field["references"] = {"field": {"@id": fk[f["name"]]}}
+            fields.append(field)
+        record_sets.append(
+            {
+                "@type": "cr:RecordSet",
+                "@id": table,
+                "name": table,
+                "description": spec["description"],
+                "key": [{"@id": f"{table}/{k}"} for k in spec["primaryKey"]],
+                "field": fields,
+            }
+        )
+    return {
+        "@context": context,
+        "@type": "sc:Dataset",
+        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        "name": "neurips-2026-abstracts",
+        "description": texts.SUMMARY,
+        "version": r.version,
+        "license": texts.CC0_URL,
+        "url": f"https://huggingface.co/datasets/{texts.REPO_ID}",
+        "citeAs": texts.citation(r.version),
+        "keywords": ["NeurIPS", "abstracts", "deduplication", "provenance"],
+        "creator": {"@type": "sc:Organization", "name": "NeurIPS 2026 abstracts maintainers"},
+        "rai:dataCollection": texts.COLLECTION,
+        "rai:dataCollectionType": "Web scraping",
+        "rai:dataPreprocessingProtocol": texts.preprocessing(r.config),
+        "rai:dataLimitations": texts.LIMITATIONS,
+        "rai:dataBiases": texts.BIASES,
+        "rai:personalSensitiveInformation": texts.PERSONAL_INFO,
+        "rai:dataUseCases": texts.INTENDED_USES,
+        "rai:dataSocialImpact": texts.SOCIAL_IMPACT,
+        "rai:dataReleaseMaintenancePlan": texts.MAINTENANCE,
+        "distribution": [
+            {
+                "@type": "cr:FileObject",
+                "@id": f"{table}-parquet",
+                "name": f"{table}-parquet",
+                "description": f"Parquet file of the {table} table.",
+                "contentUrl": r.data[table].path,
+                "contentSize": f"{r.data[table].size} B",
+                "encodingFormat": "application/x-parquet",
+                "sha256": r.data[table].sha256,
+            }
+            for table in TABLES
+        ],
+        "recordSet": record_sets,
+    }
+
+
+def sha256sums(folder: Path) -> str:
+    """``sha256sum``-compatible listing of every file in ``folder`` except SHA256SUMS itself."""
+    lines = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if rel != SUMS:
+            lines.append(f"{sha256_file(path)}  {rel}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,57 @@
+"""Statistics of a build, computed from its tables: the only source of numbers in the docs."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .pipeline import RELATIONS
+
+
+def _quantiles(values: pa.ChunkedArray) -> dict:
+    if len(values) == 0:
+        return {k: 0 for k in ("min", "p05", "median", "p95", "max", "mean")}
+    qs = pc.quantile(values, q=[0.05, 0.5, 0.95], interpolation="nearest").to_pylist()
+    return {
+        "min": pc.min(values).as_py(),
+        "p05": qs[0],
+        "median": qs[1],
+        "p95": qs[2],
+        "max": pc.max(values).as_py(),
+        "mean": round(pc.mean(values).as_py(), 1),
+    }
+
+
+def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
+    relation = occurrences.column("relation")
+    per_relation = {r: pc.sum(pc.equal(relation, r)).as_py() or 0 for r in RELATIONS}
+    near = occurrences.filter(pc.equal(relation, "near_duplicate")).column("similarity")
+    files = pc.unique(occurrences.column("source_file")).to_pylist()
+    per_file = []
+    for name in sorted(files):
+        rows = occurrences.filter(pc.equal(occurrences.column("source_file"), name))
+        per_file.append(
+            {
+                "file": name,
+                "records": rows.num_rows,
+                "canonical": pc.sum(pc.equal(rows.column("relation"), "canonical")).as_py() or 0,
+            }
+        )
+    venues = {}
+    for venue, year in zip(papers.column("venue").to_pylist(), papers.column("year").to_pylist()):
+        venues[f"{venue} {year}"] = venues.get(f"{venue} {year}", 0) + 1
+    with_urls = papers.num_rows - papers.column("urls").null_count
+    return {
+        "papers": papers.num_rows,
+        "records": occurrences.num_rows,
+        "dumps": len(files),
+        "relations": per_relation,
+        "duplicates": per_relation["exact_duplicate"] + per_relation["near_duplicate"],
+        "papers_with_revisions": pc.sum(pc.greater(papers.column("n_versions"), 1)).as_py() or 0,
+        "near_duplicate_similarity": _quantiles(near) if len(near) else None,
+        "word_count": _quantiles(papers.column("word_count")),
+        "abstract_chars": _quantiles(pc.utf8_length(papers.column("abstract"))),
+        "papers_with_urls": with_urls,
+        "venues": dict(sorted(venues.items())),
+        "per_file": per_file,
+    }
