@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .contracts import ContractError
 from .errors import DumpError
 
 
@@ -46,7 +47,6 @@ def build(raw_dir: str, out_dir: str) -> None:
         python build_dataset.py build --raw raw --out dist
     """
     from .build import build as run_build
-    from .contracts import ContractError
 
     from .docs import refresh
     from .release import PROJECT_ROOT
@@ -79,7 +79,6 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
         python build_dataset.py check
     """
     from .build import check as run_check
-    from .contracts import ContractError
 
     try:
         stale = run_check(raw_dir, dist_dir, docs=not no_docs)
@@ -114,3 +113,58 @@ def verify(dist_dir: str) -> None:
         click.echo(f"{dist_dir}/ does not verify ({len(problems)} problems)", err=True)
         sys.exit(1)
     click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")
+
+
+@main.command()
+@click.option("--repo-id", required=True, help="Dataset repository on the Hub, OWNER/NAME.")
+@click.option("--dry-run", is_flag=True, help="Print the plan (files, sizes, sha256, message, tag); contact nothing.")
+@click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
+@click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
+@click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
+@click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
+@click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
+@click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
+def publish(repo_id, dry_run, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
+    """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
+
+    Refuses unless `check` and `verify` pass and the git work tree is clean. The token comes
+    from HF_TOKEN or `hf auth login`, and HF_ENDPOINT selects another Hub.
+
+    \b
+    Example:
+        python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts --dry-run
+        HF_TOKEN=hf_... python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts
+    """
+    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan
+    from .publish import publish as run_publish
+    from .release import PROJECT_ROOT
+
+    dist, raw = Path(dist_dir), Path(raw_dir)
+    if not (dist / "build_manifest.json").is_file():
+        _fail(DumpError(dist_dir, "no build here: run `python build_dataset.py build` first"))
+    is_project = dist.resolve() == PROJECT_ROOT / "dist"
+    try:
+        failures = preconditions(raw, dist, docs=is_project)
+    except (DumpError, ContractError) as exc:
+        _fail(exc)
+    if dry_run:
+        click.echo(render_plan(make_plan(dist, repo_id, revision, None), remote_known=False))
+        for failure in failures:
+            click.echo(f"would refuse: {failure}", err=True)
+        return
+    if failures:
+        for failure in failures:
+            click.echo(f"refused: {failure}", err=True)
+        sys.exit(1)
+    try:
+        result = run_publish(
+            dist, repo_id, revision=revision, private=private, force_tag=force_tag,
+            config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
+        )
+    except PublishError as exc:
+        click.echo(f"publish failed: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"commit: {result['commit_url']}")
+    click.echo(f"tag:    {result['tag_url']}")
+    click.echo(f"load:   from datasets import load_dataset; {result['load']}")

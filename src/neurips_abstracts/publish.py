@@ -1,0 +1,292 @@
+"""Publish dist/ to the Hugging Face Hub as one atomic commit with a version tag.
+
+Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.0.0.1.
+
+* One ``create_commit`` with ``parent_commit`` set to the head that was read, adding what changed
+  and deleting what ``dist/`` no longer has (``upload_folder`` may split a large upload into
+  several commits, so it is not used). If the branch moved meanwhile the Hub answers 409/412 and
+  the publish stops: nothing is retried blindly.
+* The tag ``v<version>`` is created on that commit; an existing tag pointing at other content is
+  never moved without ``force_tag``.
+* The token comes only from ``HF_TOKEN`` or the standard login and is removed from every message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .release import sha256_file
+
+KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
+
+
+class PublishError(RuntimeError):
+    """A refusal or failure, in words fit to print."""
+
+
+@dataclass(frozen=True)
+class PublishConfig:
+    attempts: int = 4  # tries for each call on transient errors (5xx, timeouts, connection)
+    backoff_seconds: float = 1.0  # first wait; doubles after every failed try
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    path: str
+    size: int
+    sha256: str
+    git_oid: str  # what the Hub reports as a regular file's oid
+
+
+@dataclass(frozen=True)
+class Plan:
+    repo_id: str
+    revision: str
+    tag: str
+    message: str
+    description: str
+    add: list[LocalFile]
+    update: list[LocalFile]
+    delete: list[str]
+    unchanged: list[LocalFile] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.add or self.update or self.delete)
+
+
+def git_blob_oid(path: Path) -> str:
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def local_files(dist: Path) -> list[LocalFile]:
+    return [
+        LocalFile(p.relative_to(dist).as_posix(), p.stat().st_size, sha256_file(p), git_blob_oid(p))
+        for p in sorted(dist.rglob("*"))
+        if p.is_file()
+    ]
+
+
+def release_message(dist: Path) -> tuple[str, str, str]:
+    """(version, commit message, commit description) from the build manifest."""
+    manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
+    version = manifest["dataset_version"]
+    counts = manifest["counts"]
+    description = (
+        f"Build fingerprint {manifest['fingerprint']}.\n"
+        f"{counts['papers']} papers from {counts['records']} raw records in {counts['dumps']} dumps."
+    )
+    return version, f"Release v{version}", description
+
+
+def make_plan(dist: Path, repo_id: str, revision: str, remote: dict[str, tuple[str, str | None]] | None) -> Plan:
+    """What a publish would do. ``remote`` maps path -> (git oid, LFS sha256 or None); None
+    means the remote is unknown (dry run): every file is an addition."""
+    version, message, description = release_message(dist)
+    add, update, unchanged = [], [], []
+    for f in local_files(dist):
+        if remote is None or f.path not in remote:
+            add.append(f)
+        elif f.sha256 == remote[f.path][1] or f.git_oid == remote[f.path][0]:
+            unchanged.append(f)
+        else:
+            update.append(f)
+    local = {f.path for f in add + update + unchanged}
+    delete = sorted(p for p in (remote or {}) if p not in local and p not in KEEP_REMOTE)
+    return Plan(repo_id, revision, f"v{version}", message, description, add, update, delete, unchanged)
+
+
+def render_plan(plan: Plan, remote_known: bool) -> str:
+    lines = [f"Plan: publish to dataset {plan.repo_id} (branch {plan.revision}) as one commit, tag {plan.tag}"]
+    for label, files in (("add", plan.add), ("update", plan.update), ("unchanged", plan.unchanged)):
+        for f in files:
+            lines.append(f"  {label:9} {f.path}  {f.size} bytes  sha256 {f.sha256}")
+    for path in plan.delete:
+        lines.append(f"  delete    {path}")
+    if not remote_known:
+        lines.append("  (dry run: the Hub was not contacted; files it holds that dist/ lacks are deleted at publish time)")
+    lines.append(f"Commit message: {plan.message}")
+    lines += [f"  {line}" for line in plan.description.splitlines()]
+    lines.append(f"Tag: {plan.tag}")
+    return "\n".join(lines)
+
+
+def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
+    """Reasons to refuse: a stale or unverifiable dist/, or uncommitted work."""
+    from .build import check
+    from .verify import verify
+
+    failures = []
+    stale = check(raw, dist, docs=docs)
+    if stale:
+        failures.append("check failed: stale " + ", ".join(stale) + " (run: python build_dataset.py build)")
+    problems = verify(dist)
+    if problems:
+        failures.append("verify failed: " + "; ".join(problems[:5]))
+    git = subprocess.run(
+        ["git", "-C", str(dist.resolve().parent), "status", "--porcelain"], capture_output=True, text=True
+    )
+    if git.returncode != 0:
+        failures.append("not a git work tree: a release must come from a commit")
+    elif git.stdout.strip():
+        failures.append("git work tree not clean: commit or stash first")
+    return failures
+
+
+class _Hub:
+    """The huggingface_hub calls publish makes, each retried on transient errors."""
+
+    def __init__(self, token: str, endpoint: str | None, config: PublishConfig, log: Callable[[str], None]):
+        from huggingface_hub import HfApi
+
+        self.api = HfApi(endpoint=endpoint, token=token)
+        self.endpoint = self.api.endpoint
+        self.token = token
+        self.config = config
+        self.log = log
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.token, "***") if self.token else text
+
+    def call(self, what: str, fn, *args, **kwargs):
+        from huggingface_hub.errors import HfHubHTTPError
+
+        try:  # huggingface_hub 2 talks through httpx2, earlier releases through httpx
+            import httpx2 as httpx
+        except ImportError:
+            import httpx
+
+        wait = self.config.backoff_seconds
+        for attempt in range(1, self.config.attempts + 1):
+            try:
+                return fn(*args, **kwargs)
+            except HfHubHTTPError as exc:
+                status = exc.response.status_code if exc.response is not None else None
+                if status is not None and status < 500:
+                    raise self._refusal(what, status, exc) from None
+                reason = f"HTTP {status}"
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                reason = type(exc).__name__
+            if attempt == self.config.attempts:
+                raise PublishError(
+                    f"{what}: gave up after {attempt} attempts ({reason}) talking to {self.endpoint}; nothing was "
+                    "published unless a commit URL was printed above"
+                )
+            self.log(f"{what}: {reason}, retrying in {wait:g} s (attempt {attempt + 1} of {self.config.attempts})")
+            time.sleep(wait)
+            wait *= 2
+
+    def _refusal(self, what: str, status: int, exc) -> PublishError:
+        detail = self.redact(str(exc).splitlines()[0] if str(exc) else "")
+        if status == 401:
+            return PublishError(f"{what}: the Hub rejected the token (401): set a valid HF_TOKEN or log in again")
+        if status == 403:
+            return PublishError(f"{what}: forbidden (403): the token cannot write to this repository ({detail})")
+        if status in (409, 412):
+            return PublishError(
+                f"{what}: the branch moved since it was read ({status}); someone else committed meanwhile. "
+                "Nothing was published and nothing is retried: run publish again to plan against the new head"
+            )
+        if status == 404:
+            return PublishError(f"{what}: not found (404): {detail}")
+        return PublishError(f"{what}: the Hub refused ({status}): {detail}")
+
+
+def publish(
+    dist: Path,
+    repo_id: str,
+    *,
+    revision: str = "main",
+    private: bool = False,
+    force_tag: bool = False,
+    token: str | None = None,
+    endpoint: str | None = None,
+    config: PublishConfig = PublishConfig(),
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Publish ``dist`` (already checked) and return the commit and tag URLs."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, get_token
+
+    token = token or get_token()
+    if not token:
+        raise PublishError("no token: set HF_TOKEN or log in with `hf auth login`")
+    hub = _Hub(token, endpoint, config, log)
+    try:
+        return _publish(hub, dist, repo_id, revision, private, force_tag, CommitOperationAdd, CommitOperationDelete)
+    except PublishError as exc:
+        raise PublishError(hub.redact(str(exc))) from None
+
+
+def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete) -> dict:
+    api = hub.api
+    me = hub.call("whoami", api.whoami)
+    owner = repo_id.split("/")[0]
+    mine = {me["name"], *(o["name"] for o in me.get("orgs", []))}
+    if owner not in mine:
+        raise PublishError(f"repository {repo_id} is owned by {owner}, not by you ({me['name']}) or your organisations")
+    hub.call("create repository", api.create_repo, repo_id, repo_type="dataset", private=private, exist_ok=True)
+    refs = hub.call("read refs", api.list_repo_refs, repo_id, repo_type="dataset")
+    head = next((b.target_commit for b in refs.branches if b.name == revision), None)
+    if head is None:
+        raise PublishError(f"branch {revision} does not exist in {repo_id}")
+    tree = hub.call(
+        "read files", lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=head, recursive=True))
+    )
+    remote = {f.path: (f.blob_id, f.lfs.sha256 if f.lfs else None) for f in tree if hasattr(f, "blob_id")}
+    plan = make_plan(dist, repo_id, revision, remote)
+    hub.log(render_plan(plan, remote_known=True))
+
+    tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
+    move_tag = False
+    if tagged is not None:
+        tag_tree = tree if tagged == head else hub.call(
+            "read tagged files", lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=tagged, recursive=True))
+        )
+        tagged_files = {f.path: f.blob_id for f in tag_tree if hasattr(f, "blob_id") and f.path not in KEEP_REMOTE}
+        if tagged_files != {f.path: f.git_oid for f in local_files(dist)}:
+            if not force_tag:
+                raise PublishError(
+                    f"tag {plan.tag} already exists on commit {tagged[:12]} with other content; bump the version in "
+                    "pyproject.toml, or pass --force-tag to move it"
+                )
+            move_tag = True
+
+    if plan.empty:
+        commit_oid = head
+        hub.log("Nothing changed since the last commit: no new commit.")
+    else:
+        operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
+        operations += [Delete(path_in_repo=p) for p in plan.delete]
+        info = hub.call(
+            "commit",
+            api.create_commit,
+            repo_id,
+            operations,
+            repo_type="dataset",
+            revision=revision,
+            parent_commit=head,
+            commit_message=plan.message,
+            commit_description=plan.description,
+        )
+        commit_oid = info.oid
+
+    if tagged is None or move_tag:
+        if move_tag:
+            hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset")
+        hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
+                 tag_message=plan.message)
+    base = f"{hub.endpoint}/datasets/{repo_id}"
+    result = {
+        "commit": commit_oid,
+        "commit_url": f"{base}/commit/{commit_oid}",
+        "tag_url": f"{base}/tree/{plan.tag}",
+        "load": f'load_dataset("{repo_id}", revision="{plan.tag}")',
+    }
+    return result
