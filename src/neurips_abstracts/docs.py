@@ -30,6 +30,27 @@ def stats_block(manifest: dict) -> str:
     )
 
 
+def pinned_load_block(manifest: dict) -> str:
+    tag = f"v{manifest['dataset_version']}"
+    hf = f"hf://datasets/OWNER/NAME@{tag}/data"
+    return f"""```python
+from datasets import load_dataset
+papers = load_dataset("OWNER/NAME", revision="{tag}", split="train")
+occurrences = load_dataset("OWNER/NAME", "occurrences", revision="{tag}", split="train")
+```
+
+```python
+import pandas as pd
+papers = pd.read_parquet("{hf}/papers/train-00000-of-00001.parquet")
+```
+
+```sql
+-- DuckDB
+SELECT count(*) FROM '{hf}/occurrences/train-00000-of-00001.parquet';
+```
+"""
+
+
 def near_dup_block(result: dict | None) -> str:
     if result is None:
         return "No results yet: run `python -m benchmarks.near_dup`.\n"
@@ -70,7 +91,11 @@ def _result(root: Path, name: str) -> dict | None:
 
 
 def render_readme(text: str, manifest: dict, root: Path = PROJECT_ROOT) -> str:
-    blocks = {"stats": stats_block(manifest), "near-dup-benchmark": near_dup_block(_result(root, "near_dup"))}
+    blocks = {
+        "stats": stats_block(manifest),
+        "pinned-load": pinned_load_block(manifest),
+        "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
+    }
 
     def fill(m: re.Match) -> str:
         body = blocks.get(m["name"])
