@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from neurips_abstracts.errors import DumpError
 from neurips_abstracts.parse import parse_dump
 
-from .conftest import HEADER, SEEDS
+from .conftest import HEADER, ROOT, SEEDS, require_shared
 
 MESSY = (
     "\ufeff" + HEADER + "  \r\n"
@@ -42,9 +42,15 @@ def test_byte_span_decodes_to_exact_raw_text():
     assert dump.records[0].text_raw == "First abstract, hard-wrapped   \r\nover two lines.\t"
 
 
+def test_raw_holds_the_seeds_byte_for_byte():
+    require_shared()
+    seeds = {f.name: f.read_bytes() for f in SEEDS.glob("*.txt")}
+    assert {f.name: f.read_bytes() for f in (ROOT / "raw").glob("*.txt")} == seeds
+
+
 def test_seed_dumps_parse_with_their_header():
     total = 0
-    for f in sorted(SEEDS.glob("*.txt")):
+    for f in sorted((ROOT / "raw").glob("*.txt")):
         dump = parse_dump(f.name, f.read_bytes(), "NeurIPS", 2026)
         total += len(dump.records)
         assert all(r.text and "\n" not in r.text for r in dump.records)

@@ -168,3 +168,75 @@ def publish(repo_id, dry_run, private, revision, force_tag, dist_dir, raw_dir, a
     click.echo(f"commit: {result['commit_url']}")
     click.echo(f"tag:    {result['tag_url']}")
     click.echo(f"load:   from datasets import load_dataset; {result['load']}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default=None,
+              help="Output: text lines (default), JSON, or GitHub Actions annotations (default under Actions).")
+@click.option("--venue", default=None, help="Expected venue in the header (default: the project's).")
+@click.option("--year", type=int, default=None, help="Expected year in the header (default: the project's).")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Existing dumps, to catch copies.")
+def validate(paths, fmt, venue, year, raw_dir) -> None:
+    """Check dump files (default: everything in raw/) without building.
+
+    Errors (exit 1): not UTF-8, wrong or missing header, file name not NNN_<16 hex>.txt, over the
+    size limit, binary content, a copy of another dump. Warnings: control characters, HTML
+    entities, records that look cut off, too short, a title, an author list or page furniture,
+    and duplicates inside one dump. Each line reads `file:line[:column]: error|warning: message`.
+
+    \b
+    Example:
+        python build_dataset.py validate raw/004_0123456789abcdef.txt
+        python build_dataset.py validate --format json
+    """
+    import dataclasses
+    import os
+
+    from .config import DEFAULT_CONFIG
+    from .validate import as_json
+    from .validate import validate as run_validate
+
+    config = dataclasses.replace(DEFAULT_CONFIG, venue=venue or DEFAULT_CONFIG.venue, year=year or DEFAULT_CONFIG.year)
+    findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "json":
+        click.echo(as_json(findings))
+    else:
+        for f in findings:
+            click.echo(f.github() if fmt == "github" else f.text())
+        errors = sum(f.severity == "error" for f in findings)
+        click.echo(f"{errors} errors, {len(findings) - errors} warnings", err=True)
+    if any(f.severity == "error" for f in findings):
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("old")
+@click.argument("new", default="dist", required=False)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--write-changelog", is_flag=True, help="Also add NEW's version entry to CHANGELOG.md.")
+def diff(old, new, fmt, write_changelog) -> None:
+    """Show what changed from OLD to NEW: papers added, removed and revised, new duplicates, counts.
+
+    Each side is a dist/ folder or a git revision of this repository (its committed dist/).
+    Markdown is ready for a pull-request comment.
+
+    \b
+    Example:
+        python build_dataset.py diff origin/main dist
+        python build_dataset.py diff v1.0.0 dist --write-changelog
+    """
+    import json
+
+    from .diff import compare, load_side, to_markdown
+    from .diff import write_changelog as add_entry
+    from .release import CHANGELOG
+
+    try:
+        d = compare(load_side(old), load_side(new))
+        if write_changelog:
+            add_entry(d, CHANGELOG)
+    except ValueError as exc:
+        _fail(exc)
+    click.echo(json.dumps(d, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(d))

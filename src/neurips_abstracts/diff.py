@@ -1,0 +1,151 @@
+"""What changed between two builds: for pull-request comments and changelog entries.
+
+Each side is a dist/ folder or a git revision of this repository (its committed dist/).
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .release import PROJECT_ROOT
+from .schema import TABLES
+from .write import data_path
+
+EXCERPT_WORDS = 8  # words of context either side of a change
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str
+    tables: dict[str, pa.Table]
+    version: str
+
+
+def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
+    """A dist/ folder, or a git revision whose committed dist/ is read with `git show`."""
+    path = Path(spec)
+    if path.is_dir():
+        read = lambda rel: (path / rel).read_bytes()  # noqa: E731
+    else:
+        def read(rel: str) -> bytes:
+            proc = subprocess.run(["git", "-C", str(repo), "show", f"{spec}:dist/{rel}"], capture_output=True)
+            if proc.returncode != 0:
+                raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
+            return proc.stdout
+    tables = {t: pq.read_table(io.BytesIO(read(data_path(t)))) for t in TABLES}
+    version = json.loads(read("build_manifest.json"))["dataset_version"]
+    return Side(spec, tables, version)
+
+
+def word_excerpt(old: str, new: str) -> str:
+    """The first change between two texts, word by word: `… context [-old-] {+new+} context …`."""
+    a, b = old.split(), new.split()
+    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return "(same words; spacing or case changed)"
+    tag, i1, i2, j1, j2 = ops[0]
+    before = a[max(0, i1 - EXCERPT_WORDS) : i1]
+    after = a[i2 : i2 + EXCERPT_WORDS]
+    parts = (["…"] if i1 > EXCERPT_WORDS else []) + before
+    if i2 > i1:
+        parts.append("[-" + " ".join(a[i1:i2]) + "-]")
+    if j2 > j1:
+        parts.append("{+" + " ".join(b[j1:j2]) + "+}")
+    parts += after + (["…"] if i2 + EXCERPT_WORDS < len(a) else [])
+    more = f" (+{len(ops) - 1} more changes)" if len(ops) > 1 else ""
+    return " ".join(parts) + more
+
+
+def compare(old: Side, new: Side) -> dict:
+    op = {r["paper_id"]: r for r in old.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
+    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
+    added = sorted(set(np_) - set(op))
+    removed = sorted(set(op) - set(np_))
+    changed = sorted(p for p in set(op) & set(np_) if op[p]["abstract_sha256"] != np_[p]["abstract_sha256"])
+    old_rel = dict(zip(old.tables["occurrences"]["occurrence_id"].to_pylist(), old.tables["occurrences"]["relation"].to_pylist()))
+    merged = [
+        r for r in new.tables["occurrences"].select(["occurrence_id", "paper_id", "relation", "similarity", "source_file", "line_start"]).to_pylist()
+        if r["relation"] != "canonical" and old_rel.get(r["occurrence_id"], "canonical") == "canonical"
+    ]
+
+    def counts(side: Side) -> dict:
+        occ = side.tables["occurrences"]["relation"].to_pylist()
+        return {
+            "papers": side.tables["papers"].num_rows,
+            "occurrences": side.tables["occurrences"].num_rows,
+            **{r: occ.count(r) for r in ("canonical", "exact_duplicate", "near_duplicate")},
+        }
+
+    def short(text: str) -> str:
+        return text if len(text) <= 160 else text[:157] + "…"
+
+    return {
+        "old": {"label": old.label, "version": old.version, "counts": counts(old)},
+        "new": {"label": new.label, "version": new.version, "counts": counts(new)},
+        "added": [{"paper_id": p, "abstract": short(np_[p]["abstract"])} for p in added],
+        "removed": [{"paper_id": p, "abstract": short(op[p]["abstract"])} for p in removed],
+        "changed": [{"paper_id": p, "excerpt": word_excerpt(op[p]["abstract"], np_[p]["abstract"])} for p in changed],
+        "newly_merged": merged,
+    }
+
+
+def to_markdown(d: dict, limit: int = 50) -> str:
+    o, n = d["old"]["counts"], d["new"]["counts"]
+    lines = [
+        f"## Dataset diff: `{d['old']['label']}` (v{d['old']['version']}) → `{d['new']['label']}` (v{d['new']['version']})",
+        "",
+        "| | before | after | change |",
+        "|---|---|---|---|",
+    ]
+    for key in o:
+        lines.append(f"| {key.replace('_', ' ')} | {o[key]} | {n[key]} | {n[key] - o[key]:+d} |")
+    lines.append("")
+    sections = (
+        ("Papers added", d["added"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
+        ("Papers removed", d["removed"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
+        ("Papers changed", d["changed"], lambda x: f"- `{x['paper_id']}`: {x['excerpt']}"),
+        ("Records newly merged as duplicates", d["newly_merged"],
+         lambda x: f"- `{x['source_file']}` line {x['line_start']} → paper `{x['paper_id']}` ({x['relation'].replace('_', ' ')}, similarity {x['similarity']:.3f})"),
+    )
+    for title, items, fmt in sections:
+        lines.append(f"### {title} ({len(items)})")
+        lines.append("")
+        lines += [fmt(x) for x in items[:limit]] or ["None."]
+        if len(items) > limit:
+            lines.append(f"- … and {len(items) - limit} more")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def changelog_entry(d: dict) -> str:
+    o, n = d["old"]["counts"], d["new"]["counts"]
+    return "\n".join(
+        [
+            f"## {d['new']['version']}",
+            "",
+            f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['removed'])} removed, "
+            f"{len(d['changed'])} with a revised abstract).",
+            f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
+            f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
+            f"- Compared with v{d['old']['version']}.",
+            "",
+        ]
+    )
+
+
+def write_changelog(d: dict, path: Path) -> None:
+    """Insert the entry for the new version after the title of CHANGELOG.md (once)."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
+    heading = f"## {d['new']['version']}\n"
+    if heading in text:
+        raise ValueError(f"{path.name} already has an entry for {d['new']['version']}: bump the version in pyproject.toml")
+    title, _, rest = text.partition("\n\n")
+    path.write_text(f"{title}\n\n{changelog_entry(d)}\n{rest}", encoding="utf-8")

@@ -1,0 +1,165 @@
+"""Check dumps without building: what a contributor's pull request gets told, line by line.
+
+Errors fail (the build would refuse the file, or it must not be merged); warnings point at
+records that are probably not clean abstracts. Every check is a small function of one record or
+one file, so each can be tested on its own and on the real dumps, which must pass without errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .config import DEFAULT_CONFIG, BuildConfig
+from .errors import DumpError
+from .normalize import normalize
+from .parse import RawRecord, parse_dump
+
+NAME_RE = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt$")
+MAX_DUMP_BYTES = 64 * 1024 * 1024
+MIN_WORDS = 20
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+# Words an English sentence does not end on: a record ending on one was cut off.
+_DANGLING = set(
+    "the of a an to that which with and or for in on by as is are was were we our its their this these "
+    "from at than whose over either into via be both between under such".split()
+)
+_FURNITURE_RE = re.compile(
+    r"^(?:page \d+(?: of \d+)?|\d{1,4}|download(?: pdf)?|pdf|abstract|bibtex|poster|oral|spotlight|"
+    r"previous|next|back to top|show more|show less|read more|reviews?|openreview|paper|supplemental|"
+    r"(?:neurips|nips) \d{4}(?: 论文列表)?|论文列表|.*\|.*\|.*)$",
+    re.IGNORECASE,
+)
+_NAME = r"[A-Z][\w'\u00C0-\u024F.-]*(?: (?:von|van|de|der|den|di|da|du|la|le|del|dos|bin) ?)?(?: [A-Z][\w'\u00C0-\u024F.-]*){1,3}"
+_AUTHORS_RE = re.compile(rf"^{_NAME}(?:\s*[,;·•]\s*(?:and )?{_NAME}){{1,}}(?:,? and {_NAME})?\.?$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    line: int | None
+    column: int | None
+    severity: str  # "error" or "warning"
+    code: str
+    message: str
+
+    def text(self) -> str:
+        where = self.file + (f":{self.line}" if self.line else "") + (f":{self.column}" if self.column else "")
+        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+    def github(self) -> str:
+        props = f"file={self.file}" + (f",line={self.line}" if self.line else "") + (f",col={self.column}" if self.column else "")
+        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return f"::{self.severity} {props},title={self.code}::{message}"
+
+
+def _position(record: RawRecord, offset: int) -> tuple[int, int]:
+    """Line and column (1-based) of character ``offset`` of a record's raw text."""
+    before = record.text_raw[:offset]
+    line = record.line_start + before.count("\n")
+    column = offset - (before.rfind("\n") + 1) + 1
+    return line, column
+
+
+def record_findings(file: str, record: RawRecord) -> Iterable[Finding]:
+    """Warnings about one record."""
+    text = record.text
+    words = text.split()
+
+    def warn(code: str, message: str, offset: int | None = None):
+        line, column = _position(record, offset) if offset is not None else (record.line_start, None)
+        return Finding(file, line, column, "warning", code, message)
+
+    control = _CONTROL_RE.search(record.text_raw)
+    if control:
+        yield warn("control-character", f"control character U+{ord(control.group()):04X} (removed by the build)", control.start())
+    entity = _ENTITY_RE.search(record.text_raw)
+    if entity:
+        yield warn("html-entity", f"HTML entity {entity.group()} (kept as is: replace it with the character it stands for)",
+                   entity.start())
+    if len(words) <= 12 and _FURNITURE_RE.match(text):
+        yield warn("page-furniture", f"looks like page furniture, not an abstract: {text[:60]!r}")
+    elif _AUTHORS_RE.match(text) and len(words) <= 60:
+        yield warn("author-list", f"looks like a list of authors, not an abstract: {text[:60]!r}")
+    elif len(words) <= 25 and not re.search(r"[.!?]\s", text + " ") and sum(w[:1].isupper() for w in words) >= 0.6 * len(words) > 1:
+        yield warn("title", f"looks like a title, not an abstract: {text[:60]!r}")
+    elif len(words) < MIN_WORDS:
+        yield warn("too-short", f"only {len(words)} words: too short for an abstract, probably cut off")
+    elif (
+        words[-1].lower().strip("\"'") in _DANGLING
+        or text[-1:] in ",;:^_\\{(=-"
+        or (text.count("$") - text.count("\\$")) % 2 == 1 and "$" in text[-12:]
+    ):
+        yield warn("truncated", f"ends with {text[-30:]!r}: the abstract looks cut off")
+
+
+def dump_findings(name: str, data: bytes, config: BuildConfig, others: dict[str, str]) -> list[Finding]:
+    """Everything about one dump. ``others`` maps sha256 -> name of the other dumps."""
+    out: list[Finding] = []
+    if not NAME_RE.match(name):
+        out.append(Finding(name, None, None, "error", "file-name",
+                           "file name must be NNN_<16 lowercase hex>.txt, e.g. 004_0123456789abcdef.txt"))
+    if len(data) > MAX_DUMP_BYTES:
+        out.append(Finding(name, None, None, "error", "size", f"{len(data)} bytes: over the {MAX_DUMP_BYTES} byte limit; split the dump"))
+        return out
+    sha = hashlib.sha256(data).hexdigest()
+    if sha in others and others[sha] != name:
+        out.append(Finding(name, None, None, "error", "copy", f"byte-for-byte copy of {others[sha]}"))
+    try:
+        dump = parse_dump(name, data, config.venue, config.year)
+    except DumpError as exc:
+        out.append(Finding(name, exc.line, exc.column, "error", "parse", exc.message))
+        return out
+    seen: dict[str, int] = {}
+    for record in dump.records:
+        norm = normalize(record.text)
+        if not norm:
+            out.append(Finding(name, record.line_start, None, "error", "empty-record", "record has no visible text"))
+            continue
+        out.extend(record_findings(name, record))
+        if norm in seen:
+            out.append(Finding(name, record.line_start, None, "warning", "duplicate-record",
+                               f"same abstract as the record at line {seen[norm]} of this dump"))
+        else:
+            seen[norm] = record.line_start
+    return out
+
+
+def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, raw_dir: str | Path = "raw") -> list[Finding]:
+    """Findings for the dump files (or folders of them) in ``paths``, compared with ``raw_dir``."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        files.extend(sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))) if p.is_dir() else files.append(p)
+    others: dict[str, str] = {}
+    raw = Path(raw_dir)
+    if raw.is_dir():
+        for q in sorted(raw.glob("*.txt")):
+            others.setdefault(hashlib.sha256(q.read_bytes()).hexdigest(), q.name)
+    findings: list[Finding] = []
+    for f in files:
+        if not f.exists():
+            findings.append(Finding(str(f), None, None, "error", "missing", "no such file"))
+            continue
+        data = f.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        found = dump_findings(f.name, data, config, others)
+        findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
+        others.setdefault(sha, f.name)
+    return findings
+
+
+def as_json(findings: list[Finding]) -> str:
+    return json.dumps(
+        {
+            "errors": sum(f.severity == "error" for f in findings),
+            "warnings": sum(f.severity == "warning" for f in findings),
+            "findings": [asdict(f) for f in findings],
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
