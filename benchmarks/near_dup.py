@@ -146,7 +146,7 @@ def ours(texts: list[str], config: NearDupConfig) -> tuple[list[int], set[tuple[
 def datasketch_baseline(texts: list[str], config: NearDupConfig) -> list[int]:
     from datasketch import MinHash, MinHashLSH
 
-    sets = [[s.encode() for s in sorted(shingles(t, config.shingle_size))] for t in texts]
+    sets = [[int(h).to_bytes(8, "little") for h in shingles(t, config.shingle_size)] for t in texts]
     sigs = MinHash.bulk(sets, num_perm=config.num_perm, seed=config.seed)
     lsh = MinHashLSH(threshold=config.threshold, num_perm=config.num_perm)
     for i, m in enumerate(sigs):

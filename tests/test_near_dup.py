@@ -153,3 +153,23 @@ def test_nothing_lost_under_random_dumps(data):
     picked = {t for _, raw in files for t in raw.decode().split("\n\n")[1:]}
     bases = {t if t in pool else next(p for p in pool if revise(p) == t) for t in picked}
     assert result.papers.num_rows == len(bases)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 200), st.integers(1, 4))
+def test_candidate_pairs_are_exactly_the_pairs_sharing_a_band(seed, n, alphabet):
+    import numpy as np
+
+    from neurips_abstracts.dedup import candidate_pairs
+
+    config = DEFAULT_CONFIG.near_dup
+    sigs = np.random.default_rng(seed).integers(0, alphabet, size=(n, config.num_perm), dtype=np.uint32)
+    expected = set()
+    for b in range(config.bands):
+        band = sigs[:, b * config.rows : (b + 1) * config.rows]
+        _, inverse = np.unique(band, axis=0, return_inverse=True)
+        for i in range(n):
+            for j in range(i + 1, n):
+                if inverse[i] == inverse[j]:
+                    expected.add((i, j))
+    assert set(map(tuple, candidate_pairs(sigs, config).tolist())) == expected

@@ -48,3 +48,13 @@ def test_controls_removed_and_whitespace_collapsed():
 
 def test_nfc_composes():
     assert normalize("Gaussian proce\u0301ss") == "Gaussian proc\u00e9ss"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+@example("a\r\nb\x0b\x0cc\x7f\x00")
+def test_ascii_shortcut_equals_the_full_path(text):
+    from neurips_abstracts.normalize import _normalize_full
+
+    if "\x1b" not in text:
+        assert normalize(text) == _normalize_full(text)

@@ -57,3 +57,22 @@ def test_unparseable_latex_never_raises():
 )
 def test_extract_urls(text, urls):
     assert extract_urls(text) == urls
+
+
+def test_island_rendering_matches_whole_text_pylatexenc_on_real_abstracts():
+    """Rendering only the LaTeX islands gives what pylatexenc gives on the whole text, up to
+    white space (where pylatexenc sometimes drops the spaces the author typed around math)."""
+    from neurips_abstracts.normalize import normalize
+    from neurips_abstracts.plain import latex_to_text_whole
+
+    from .conftest import corpus_abstracts
+
+    texts = [normalize(t) for year in (2018, 2023) for t in corpus_abstracts(year)]
+    mismatched = [t for t in texts if "".join(latex_to_text(t).split()) != "".join(latex_to_text_whole(t).split())]
+    assert mismatched == []
+    assert sum(latex_to_text(t) != t for t in texts) > 500  # the comparison covered real LaTeX
+
+
+def test_bare_ampersand_is_a_character():
+    # pylatexenc turns a bare & (an alignment tab) into spaces
+    assert to_plain("Q&A and R&D") == "Q&A and R&D"

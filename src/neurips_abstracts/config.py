@@ -47,7 +47,7 @@ class BuildConfig:
     year: int = 2026
     near_dup: NearDupConfig = field(default_factory=NearDupConfig)
     parquet_compression: str = "zstd"
-    parquet_compression_level: int = 9
+    parquet_compression_level: int = 3
     parquet_row_group_size: int = 100_000
 
     @property

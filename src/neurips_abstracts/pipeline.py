@@ -8,7 +8,8 @@ which files were listed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -17,11 +18,17 @@ from .config import BuildConfig
 from .dedup import jaccard, near_duplicate_clusters
 from .errors import DumpError
 from .normalize import normalize
+from .parallel import map_chunks
 from .parse import Dump, parse_dump
 from .plain import extract_urls, to_plain
 from .schema import arrow_schema
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
+
+
+@contextmanager
+def no_timer(name: str):
+    yield
 
 
 @dataclass(frozen=True)
@@ -73,21 +80,29 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
     return Records(dumps=dumps, **cols)
 
 
+def normalize_many(texts: Sequence[str]) -> list[str]:
+    return [normalize(t) for t in texts]
+
+
 def normalize_records(records: Records) -> list[str]:
     """Normalized text of every record; each distinct text is normalized once."""
-    cache: dict[str, str] = {}
+    distinct = list(dict.fromkeys(records.text))
+    cache = dict(zip(distinct, map_chunks(normalize_many, distinct)))
+    out = [cache[t] for t in records.text]
+    if "" in cache.values():
+        i = out.index("")
+        raise DumpError(
+            records.source_file[i], "record has no visible text (only control or invisible characters)", records.line_start[i]
+        )
+    return out
+
+
+def render_many(abstracts: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(abstract_plain, urls) of each abstract."""
     out = []
-    for i, text in enumerate(records.text):
-        norm = cache.get(text)
-        if norm is None:
-            norm = cache[text] = normalize(text)
-            if not norm:
-                raise DumpError(
-                    records.source_file[i],
-                    "record has no visible text (only control or invisible characters)",
-                    records.line_start[i],
-                )
-        out.append(norm)
+    for abstract in abstracts:
+        plain = to_plain(abstract) or abstract
+        out.append((plain, " ".join(extract_urls(abstract)) or None))
     return out
 
 
@@ -163,7 +178,14 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
     }
 
 
-def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.Table, pa.Table]:
+def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | None]]:
+    """Plain text and URLs of every paper's canonical abstract, in the order of dedup["papers"]."""
+    return map_chunks(render_many, [normalized[p["canonical_record"]] for p in dedup["papers"]], chunk_size=2_000)
+
+
+def assemble(
+    records: Records, normalized: list[str], dedup: dict, rendered: list[tuple[str, str | None]]
+) -> tuple[pa.Table, pa.Table]:
     occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
     occurrences = pa.Table.from_pydict(
         {
@@ -189,10 +211,9 @@ def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.T
         n_occ[pid] = n_occ.get(pid, 0) + 1
     dump_by_name = {d.name: d for d in records.dumps}
     rows = []
-    for p in dedup["papers"]:
+    for p, (plain, urls) in zip(dedup["papers"], rendered):
         c = p["canonical_record"]
         abstract = normalized[c]
-        plain = to_plain(abstract) or abstract
         dump = dump_by_name[records.source_file[c]]
         rows.append(
             {
@@ -201,7 +222,7 @@ def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.T
                 "year": dump.year,
                 "abstract": abstract,
                 "abstract_plain": plain,
-                "urls": " ".join(extract_urls(abstract)) or None,
+                "urls": urls,
                 "word_count": len(plain.split()),
                 "n_occurrences": n_occ[dedup["paper_id"][c]],
                 "n_versions": p["n_versions"],
@@ -216,12 +237,21 @@ def assemble(records: Records, normalized: list[str], dedup: dict) -> tuple[pa.T
     return papers, occurrences
 
 
-def run(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> BuildResult:
-    """raw files (name, bytes) in, validated-ready tables out."""
-    records = parse(files, config)
-    normalized = normalize_records(records)
-    dedup = deduplicate(records, normalized, config)
-    papers, occurrences = assemble(records, normalized, dedup)
+def run(files: Iterable[tuple[str, bytes]], config: BuildConfig, stage: Callable = no_timer) -> BuildResult:
+    """raw files (name, bytes) in, validated-ready tables out.
+
+    ``stage(name)`` is a context manager entered around each stage (for timings).
+    """
+    with stage("parse"):
+        records = parse(files, config)
+    with stage("normalize"):
+        normalized = normalize_records(records)
+    with stage("near-dup"):
+        dedup = deduplicate(records, normalized, config)
+    with stage("plain text"):
+        rendered = render_papers(normalized, dedup)
+    with stage("assemble"):
+        papers, occurrences = assemble(records, normalized, dedup, rendered)
     relations = {r: 0 for r in RELATIONS}
     for r in dedup["relation"]:
         relations[r] += 1
