@@ -70,19 +70,24 @@ def _noisy(text: str, rng: random.Random) -> str:
     return "  " + text + "  "
 
 
-def records(n: int, seed: int = SEED) -> list[str]:
+def records(n: int, seed: int = SEED) -> tuple[list[str], list[int]]:
+    """N record texts in dump order, and for each the index of the paper it is a copy or revision of."""
     rng = random.Random(seed)
     n_papers, n_revisions = max(1, n // 5), n // 10
     papers = _papers(n_papers, rng, real_abstracts())
-    out = list(papers)
+    out, labels = list(papers), list(range(n_papers))
     for _ in range(n_revisions):
-        base = rng.choice(papers)
+        k = rng.randrange(n_papers)
         donors = [rng.choice(papers) for _ in range(2)]
-        out.append(EDITS[rng.choice(SPAN_KINDS)](base, rng.choice((0.02, 0.05, 0.1)), rng, donors))
+        out.append(EDITS[rng.choice(SPAN_KINDS)](papers[k], rng.choice((0.02, 0.05, 0.1)), rng, donors))
+        labels.append(k)
     while len(out) < n:
-        out.append(_noisy(rng.choice(out[: n_papers + n_revisions]), rng))
-    rng.shuffle(out)
-    return out
+        k = rng.randrange(n_papers + n_revisions)
+        out.append(_noisy(out[k], rng))
+        labels.append(labels[k])
+    order = list(range(n))
+    rng.shuffle(order)
+    return [out[i] for i in order], [labels[i] for i in order]
 
 
 def write_dumps(texts: list[str], out: Path, seed: int = SEED, per_dump: int = RECORDS_PER_DUMP) -> list[Path]:
@@ -109,7 +114,8 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args()
-    paths = write_dumps(records(args.n, args.seed), args.out, args.seed)
+    texts, _ = records(args.n, args.seed)
+    paths = write_dumps(texts, args.out, args.seed)
     print(f"{len(paths)} dumps, {sum(p.stat().st_size for p in paths)} bytes in {args.out}")
 
 

@@ -109,3 +109,34 @@ def test_readers(seeds_dist, table):
     ds = datasets.load_dataset("parquet", data_files=str(path), split="train", cache_dir=str(seeds_dist.parent / "hf"))
     assert ds.num_rows == expected.num_rows and ds.column_names == expected.column_names
     assert ds.features[table == "papers" and "word_count" or "record_index"].dtype == "int64"
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import os
+    import pty
+    import sys
+
+    quiet = run_cli("build", "--raw", str(ROOT / "raw"), "--out", str(tmp_path / "a"))
+    assert quiet.returncode == 0 and quiet.stderr == ""  # redirected: no bar
+    out = tmp_path / "b"
+    pid, fd = pty.fork()
+    if pid == 0:  # child: the CLI on a terminal of 100 columns
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        os.execv(sys.executable, [sys.executable, str(ROOT / "build_dataset.py"), "build", "--raw", str(ROOT / "raw"), "--out", str(out)])
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, status = os.waitpid(pid, 0)
+    text = b"".join(chunks).decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert "stage" in text and "/8" in text  # the bar: "<stage name>: n/8 stage"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -31,6 +32,24 @@ def main() -> None:
     """
 
 
+@contextlib.contextmanager
+def stage_progress():
+    """A progress bar over the build's stages on a terminal; nothing when output is redirected."""
+    from tqdm import tqdm
+
+    from .build import STAGES
+
+    with tqdm(total=len(STAGES), unit="stage", disable=None, file=sys.stderr, leave=False) as bar:
+
+        @contextlib.contextmanager
+        def stage(name: str):
+            bar.set_description(name)
+            yield
+            bar.update(1)
+
+        yield stage
+
+
 def _fail(exc: Exception) -> None:
     click.echo(str(exc), err=True)
     sys.exit(1)
@@ -52,7 +71,8 @@ def build(raw_dir: str, out_dir: str) -> None:
     from .release import PROJECT_ROOT
 
     try:
-        s = run_build(raw_dir, out_dir)
+        with stage_progress() as stage:
+            s = run_build(raw_dir, out_dir, stage=stage)
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if Path(out_dir).resolve() == PROJECT_ROOT / "dist":

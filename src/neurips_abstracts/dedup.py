@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,6 +46,10 @@ def _mix(x: np.ndarray) -> np.ndarray:
     x = x ^ (x >> np.uint64(27))
     x = x * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
+
+
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
 
 
 class ShingleHasher:
@@ -68,7 +72,7 @@ class ShingleHasher:
         for w in text.casefold().split():
             h = words.get(w)
             if h is None:
-                h = words[w] = int.from_bytes(hashlib.blake2b(w.encode(), digest_size=8).digest(), "little")
+                h = words[w] = _word_hash(w)
             out.append(h)
         return np.array(out, dtype=np.uint64)
 
@@ -88,9 +92,76 @@ class ShingleHasher:
         return np.unique(acc)
 
 
-def shingle_many(n: int, texts: Sequence[str]) -> list[np.ndarray]:
+@dataclass
+class ShingleSets:
+    """The shingle hashes of many texts: text i's are ``flat[offsets[i]:offsets[i + 1]]``, in
+    text order and possibly repeated (MinHash does not mind); ``unique(i)`` sorts and dedupes
+    them for the exact Jaccard, only for texts that are in a candidate pair."""
+
+    flat: np.ndarray
+    offsets: np.ndarray
+    _unique: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def unique(self, i: int) -> np.ndarray:
+        u = self._unique.get(i)
+        if u is None:
+            u = self._unique[i] = np.unique(self.flat[self.offsets[i] : self.offsets[i + 1]])
+        return u
+
+    @classmethod
+    def concat(cls, parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> "ShingleSets":
+        flat = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.uint64)
+        counts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
+        np.cumsum(counts, out=offsets[1:])
+        return cls(flat, offsets)
+
+
+def shingle_many(n: int, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The shingle hashes of all ``texts`` as one flat array and a count per text (one-element
+    list, for ``map_chunks``). Same values as ``ShingleHasher(n).shingles``, computed with numpy
+    for all texts at once: only the word look-up runs per word in Python."""
     hasher = ShingleHasher(n)
-    return [hasher.shingles(t) for t in texts]
+    cache = hasher.words
+    flat: list[int] = []
+    lengths = []
+    lookup = cache.__getitem__
+    for text in texts:
+        words = text.casefold().split()
+        mark = len(flat)
+        try:
+            flat.extend(map(lookup, words))
+        except KeyError:  # a word not seen yet in this chunk: hash the new ones, then look up again
+            del flat[mark:]
+            for w in words:
+                if w not in cache:
+                    cache[w] = _word_hash(w)
+            flat.extend(map(lookup, words))
+        lengths.append(len(words))
+    hashes = np.array(flat, dtype=np.uint64)
+    lengths_a = np.array(lengths, dtype=np.int64)
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(lengths_a[:-1], out=starts[1:])
+    counts = np.where(lengths_a >= n, lengths_a - n + 1, 0)
+    # the position in ``hashes`` where each n-gram of each text starts
+    first = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    with np.errstate(over="ignore"):
+        acc = np.zeros(len(first), dtype=np.uint64)
+        for k, m in zip(range(n), (_M1, _M2, _M3) * (n // 3 + 1)):
+            acc = _mix(acc ^ (hashes[first + k] * m))
+    short = np.flatnonzero(lengths_a < n)
+    if len(short):  # a text shorter than n words is one shingle: insert it at the text's place
+        at = np.cumsum(counts)[short] - counts[short]
+        acc = np.insert(acc, at, [hasher.shingles(texts[i])[0] for i in short])
+        counts[short] = 1
+    return [(acc, counts)]
+
+
+def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
+    return ShingleSets.concat(map_chunks(functools.partial(shingle_many, n), texts, min_items=20_000, chunks_per_worker=1))
 
 
 def shingles(text: str, n: int) -> np.ndarray:
@@ -99,22 +170,20 @@ def shingles(text: str, n: int) -> np.ndarray:
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """Jaccard similarity of two sorted arrays of unique hashes."""
     if not len(a) and not len(b):
         return 1.0
     inter = len(np.intersect1d(a, b, assume_unique=True))
     return inter / (len(a) + len(b) - inter)
 
 
-def signatures(shingle_sets: Sequence[np.ndarray], config: NearDupConfig) -> np.ndarray:
+def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
     """MinHash signatures, one row of ``num_perm`` uint32 per text."""
     import rensa
 
-    if not shingle_sets:
+    if not len(sets):
         return np.zeros((0, config.num_perm), dtype=np.uint32)
-    offsets = np.zeros(len(shingle_sets) + 1, dtype=np.uint64)
-    np.cumsum([len(s) for s in shingle_sets], out=offsets[1:])
-    flat = np.concatenate(shingle_sets)
-    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(flat, offsets, config.num_perm, config.seed)
+    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(sets.flat, sets.offsets, config.num_perm, config.seed)
     return np.array(matrix.to_rows(), dtype=np.uint32)
 
 
@@ -168,19 +237,19 @@ class UnionFind:
 @dataclass(frozen=True)
 class Clusters:
     roots: list[int]  # each text's cluster, named by its smallest index
-    shingle_sets: list[np.ndarray]
+    shingle_sets: ShingleSets
     candidates: np.ndarray  # LSH candidate pairs (i, j), i < j
     merged: int  # candidate pairs at or above the threshold
 
 
 def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
     """Cluster distinct normalized texts into papers."""
-    sets = map_chunks(functools.partial(shingle_many, config.shingle_size), texts)
+    sets = shingle_sets(texts, config.shingle_size)
     pairs = candidate_pairs(signatures(sets, config), config)
     uf = UnionFind(len(texts))
     merged = 0
     for i, j in pairs.tolist():
-        if jaccard(sets[i], sets[j]) >= config.threshold:
+        if jaccard(sets.unique(i), sets.unique(j)) >= config.threshold:
             uf.union(i, j)
             merged += 1
     return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, merged)

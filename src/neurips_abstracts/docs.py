@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+from .build import STAGES
 from .release import DATASHEET, PROJECT_ROOT
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
@@ -85,6 +86,59 @@ def near_dup_block(result: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def scale_block(result: dict | None) -> str:
+    if result is None:
+        return "No results yet: run `python -m benchmarks.scale`.\n"
+    runs = result["results"]
+    lines = [
+        f"Run of `python -m benchmarks.scale` on this 2-core, 24 GiB machine ({runs[0]['workers']} worker processes); "
+        "dumps generated from the real abstracts with a fixed seed (20% distinct papers, 10% revisions, the rest "
+        "noisy exact duplicates).",
+        "",
+    ]
+    for r in runs:
+        lines += [
+            f"**N = {r['n']:,} raw records** ({r['bytes'] / 1e6:,.0f} MB in {r['dumps']} dumps, {r['papers']:,} papers): "
+            f"{r['total_seconds']:.1f} s end to end, peak memory {_gib(r['peak_bytes'])}; floor (read and SHA-256 the "
+            f"bytes) {r['floor_seconds']:.2f} s.",
+            "",
+            "| stage | seconds | records/s | MB/s | peak memory |",
+            "|---|---|---|---|---|",
+        ]
+        for name in STAGES:
+            st = r["stages"][name]
+            lines.append(
+                f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
+            )
+        nd = r["near_dup"]
+        lines += [
+            "",
+            f"Near-duplicate work on the {nd['ours_stage_texts']:,} distinct texts: ours {nd['ours_seconds']:.2f} s, "
+            f"datasketch {nd['datasketch_seconds']:.2f} s ({nd['speedup']:.1f}x); precision/recall of merged pairs "
+            f"against the generator's labels: ours {nd['ours']['precision']:.4f}/{nd['ours']['recall']:.4f}, "
+            f"datasketch {nd['datasketch']['precision']:.4f}/{nd['datasketch']['recall']:.4f}."
+            + (
+                f" datatrove's MinHash pipeline on the first {r['datatrove']['texts']:,} texts: {r['datatrove']['seconds']:.2f} s, "
+                f"{r['datatrove']['ratio']:.1f}x ours on the same texts."
+                if r.get("datatrove")
+                else ""
+            ),
+            "",
+        ]
+    by_n = {r["n"]: r for r in runs}
+    if 100_000 in by_n and 1_000_000 in by_n:
+        lines.append(
+            f"time(1M) / time(100k) = {by_n[1_000_000]['total_seconds'] / by_n[100_000]['total_seconds']:.1f}."
+        )
+        lines.append("")
+    lines.append("![Build time against N](benchmarks/results/scale.png)")
+    return "\n".join(lines) + "\n"
+
+
 def _result(root: Path, name: str) -> dict | None:
     path = root / "benchmarks" / "results" / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -95,6 +149,7 @@ def render_readme(text: str, manifest: dict, root: Path = PROJECT_ROOT) -> str:
         "stats": stats_block(manifest),
         "pinned-load": pinned_load_block(manifest),
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
+        "scale-benchmark": scale_block(_result(root, "scale")),
     }
 
     def fill(m: re.Match) -> str:

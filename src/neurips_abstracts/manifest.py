@@ -30,7 +30,7 @@ def shaping_versions() -> dict[str, str]:
 
 def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict) -> dict:
     inputs = [
-        {"file": d.name, "sha256": d.sha256, "records": len(d.records), "venue": d.venue, "year": d.year}
+        {"file": d.name, "sha256": d.sha256, "records": d.n_records, "venue": d.venue, "year": d.year}
         for d in dumps
     ]
     fingerprinted = {

@@ -16,7 +16,6 @@ from typing import TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
-MIN_PARALLEL_ITEMS = 20_000
 
 
 def workers() -> int:
@@ -31,16 +30,37 @@ def _apply(fn: Callable[[Sequence[T]], list[R]], chunk: Sequence[T]) -> list[R]:
     return fn(chunk)
 
 
-def map_chunks(fn: Callable[[Sequence[T]], list[R]], items: Sequence[T], chunk_size: int = 5_000) -> list[R]:
-    """``fn`` maps a chunk of items to a list of results; returns all results in order."""
+def map_chunks(
+    fn: Callable[[Sequence[T]], list[R]],
+    items: Sequence[T],
+    min_items: int,
+    chunks_per_worker: int = 4,
+    interleave: bool = False,
+) -> list[R]:
+    """``fn`` maps a chunk of items to a list of results; returns all results in order.
+
+    Below ``min_items`` items (about a second of work) everything runs in this process. With
+    ``interleave``, chunk k takes items k, k + K, k + 2K, ...: cheap and costly items then spread
+    evenly over the workers wherever they sit in the input.
+    """
     n = workers()
-    if n == 1 or len(items) < MIN_PARALLEL_ITEMS:
+    if n == 1 or len(items) < min_items:
         return fn(items)
-    chunks = [items[i : i + chunk_size] for i in range(0, len(items), chunk_size)]
-    # forkserver: workers start from a clean process, not a fork of one running library threads.
-    context = multiprocessing.get_context("forkserver")
-    out: list[R] = []
+    k = n * chunks_per_worker
+    if interleave:
+        parts = _run(fn, [items[i::k] for i in range(k)], n)
+        out: list = [None] * len(items)
+        for i, part in enumerate(parts):
+            out[i::k] = part
+        return out
+    size = -(-len(items) // k)
+    return [r for part in _run(fn, [items[i : i + size] for i in range(0, len(items), size)], n) for r in part]
+
+
+def _run(fn, chunks: list, n: int) -> list[list]:
+    # fork: the workers need no importable __main__ (a user's script without the
+    # `if __name__ == "__main__"` guard still works) and start at once. They only run pure Python
+    # and numpy (ftfy, pylatexenc, shingle hashing), never the threaded libraries of the parent.
+    context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
-        for part in pool.map(_apply, [fn] * len(chunks), chunks):
-            out.extend(part)
-    return out
+        return list(pool.map(_apply, [fn] * len(chunks), chunks))

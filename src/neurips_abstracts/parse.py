@@ -44,6 +44,7 @@ class Dump:
     venue: str
     year: int
     records: tuple[RawRecord, ...]
+    n_records: int
 
 
 def _locate(data: bytes, offset: int) -> tuple[int, int]:
@@ -120,6 +121,7 @@ def parse_dump(
     def flush() -> None:
         first_line, _, byte_start, _ = para[0]
         byte_end = para[-1][3]
+        raw = data[byte_start:byte_end].decode("utf-8")
         records.append(
             RawRecord(
                 record_index=len(records),
@@ -127,8 +129,9 @@ def parse_dump(
                 line_end=para[-1][0],
                 byte_start=byte_start,
                 byte_end=byte_end,
-                text_raw=data[byte_start:byte_end].decode("utf-8"),
-                text=" ".join(p[1] for p in para),
+                text_raw=raw,
+                # one object, not two equal strings, for the usual single clean line
+                text=raw if len(para) == 1 and para[0][1] == raw else " ".join(p[1] for p in para),
             )
         )
         para.clear()
@@ -143,4 +146,6 @@ def parse_dump(
         flush()
     if not records:
         raise DumpError(name, "header only: the dump holds no abstracts", 1)
-    return Dump(name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records))
+    return Dump(
+        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records), n_records=len(records)
+    )

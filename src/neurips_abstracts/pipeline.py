@@ -7,6 +7,7 @@ which files were listed.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
@@ -66,7 +67,9 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
         if other != dump.name:
             raise DumpError(dump.name, f"byte-for-byte copy of {other}: a copy adds no records; remove it")
     cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k != "dumps"}
+    kept = []
     for dump in dumps:
+        kept.append(dataclasses.replace(dump, records=()))  # the columns below hold what is needed
         for r in dump.records:
             cols["source_file"].append(dump.name)
             cols["source_sha256"].append(dump.sha256)
@@ -77,7 +80,7 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
             cols["byte_end"].append(r.byte_end)
             cols["text_raw"].append(r.text_raw)
             cols["text"].append(r.text)
-    return Records(dumps=dumps, **cols)
+    return Records(dumps=tuple(kept), **cols)
 
 
 def normalize_many(texts: Sequence[str]) -> list[str]:
@@ -85,9 +88,13 @@ def normalize_many(texts: Sequence[str]) -> list[str]:
 
 
 def normalize_records(records: Records) -> list[str]:
-    """Normalized text of every record; each distinct text is normalized once."""
+    """Normalized text of every record; each distinct text is normalized once, on every core.
+
+    Chunks are interleaved because the cost is uneven: ASCII texts take normalize's shortcut,
+    the others need ftfy, a hundred times slower.
+    """
     distinct = list(dict.fromkeys(records.text))
-    cache = dict(zip(distinct, map_chunks(normalize_many, distinct)))
+    cache = dict(zip(distinct, map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)))
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
@@ -122,7 +129,8 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
     * the *canonical* text is the version of the paper's latest record, since later crawls carry
       revisions; the canonical occurrence is the earliest record holding that text.
     """
-    text_sha = [_sha256(t) for t in normalized]
+    sha_of: dict[str, str] = {}  # each distinct text is hashed once
+    text_sha = [sha_of.get(t) or sha_of.setdefault(t, _sha256(t)) for t in normalized]
     version_of: dict[str, int] = {}
     version_text: list[str] = []
     version_first: list[int] = []
@@ -147,17 +155,20 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
     canonical_version = {root: max(vs, key=lambda v: version_last[v]) for root, vs in members.items()}
     paper_id_of_root = {root: text_sha[version_first[root]][:16] for root in members}
 
-    relation, similarity, paper_id = [], [], []
-    for i, v in enumerate(record_version):
-        root = roots[v]
-        canon = canonical_version[root]
-        paper_id.append(paper_id_of_root[root])
-        if v == canon:
-            relation.append("canonical" if version_first[v] == i else "exact_duplicate")
-            similarity.append(1.0)
-        else:
-            relation.append("near_duplicate")
-            similarity.append(jaccard(shingle_sets[v], shingle_sets[canon]))
+    # Per version: its paper, and its similarity to the paper's canonical version.
+    version_paper = [paper_id_of_root[root] for root in roots]
+    version_similarity = [
+        1.0 if v == canonical_version[root] else jaccard(shingle_sets.unique(v), shingle_sets.unique(canonical_version[root]))
+        for v, root in enumerate(roots)
+    ]
+    paper_id = [version_paper[v] for v in record_version]
+    similarity = [version_similarity[v] for v in record_version]
+    relation = [
+        ("canonical" if version_first[v] == i else "exact_duplicate")
+        if v == canonical_version[roots[v]]
+        else "near_duplicate"
+        for i, v in enumerate(record_version)
+    ]
     return {
         "text_sha256": text_sha,
         "paper_id": paper_id,
@@ -180,7 +191,7 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
 
 def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | None]]:
     """Plain text and URLs of every paper's canonical abstract, in the order of dedup["papers"]."""
-    return map_chunks(render_many, [normalized[p["canonical_record"]] for p in dedup["papers"]], chunk_size=2_000)
+    return map_chunks(render_many, [normalized[p["canonical_record"]] for p in dedup["papers"]], min_items=5_000)
 
 
 def assemble(

@@ -474,11 +474,13 @@ def croissant(r: Release) -> dict:
     }
 
 
-def sha256sums(folder: Path) -> str:
-    """``sha256sum``-compatible listing of every file in ``folder`` except SHA256SUMS itself."""
+def sha256sums(folder: Path, known: dict[str, str] | None = None) -> str:
+    """``sha256sum``-compatible listing of every file in ``folder`` except SHA256SUMS itself;
+    ``known`` gives digests already computed (the Parquet files), so they are not read again."""
+    known = known or {}
     lines = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
         if rel != SUMS:
-            lines.append(f"{sha256_file(path)}  {rel}")
+            lines.append(f"{known.get(rel) or sha256_file(path)}  {rel}")
     return "\n".join(lines) + "\n"

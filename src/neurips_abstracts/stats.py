@@ -26,17 +26,17 @@ def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
     relation = occurrences.column("relation")
     per_relation = {r: pc.sum(pc.equal(relation, r)).as_py() or 0 for r in RELATIONS}
     near = occurrences.filter(pc.equal(relation, "near_duplicate")).column("similarity")
-    files = pc.unique(occurrences.column("source_file")).to_pylist()
-    per_file = []
-    for name in sorted(files):
-        rows = occurrences.filter(pc.equal(occurrences.column("source_file"), name))
-        per_file.append(
-            {
-                "file": name,
-                "records": rows.num_rows,
-                "canonical": pc.sum(pc.equal(rows.column("relation"), "canonical")).as_py() or 0,
-            }
-        )
+    grouped = (
+        pa.table({"file": occurrences.column("source_file"), "canonical": pc.equal(relation, "canonical").cast(pa.int64())})
+        .group_by("file")
+        .aggregate([("file", "count"), ("canonical", "sum")])
+        .sort_by("file")
+    )
+    per_file = [
+        {"file": f, "records": n, "canonical": c}
+        for f, n, c in zip(grouped["file"].to_pylist(), grouped["file_count"].to_pylist(), grouped["canonical_sum"].to_pylist())
+    ]
+    files = [f["file"] for f in per_file]
     venues = {}
     for venue, year in zip(papers.column("venue").to_pylist(), papers.column("year").to_pylist()):
         venues[f"{venue} {year}"] = venues.get(f"{venue} {year}", 0) + 1
