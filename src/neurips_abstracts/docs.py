@@ -102,7 +102,7 @@ def scale_block(result: dict | None) -> str:
     ]
     for r in runs:
         lines += [
-            f"**N = {r['n']:,} raw records** ({r['bytes'] / 1e6:,.0f} MB in {r['dumps']} dumps, {r['papers']:,} papers): "
+            f"**N = {r['n']:,} raw records** ({r['bytes'] / 1e6:,.0f} MB in {r['dumps']} dump{'s' if r['dumps'] != 1 else ''}, {r['papers']:,} papers): "
             f"{r['total_seconds']:.1f} s end to end, peak memory {_gib(r['peak_bytes'])}; floor (read and SHA-256 the "
             f"bytes) {r['floor_seconds']:.2f} s.",
             "",
@@ -139,6 +139,16 @@ def scale_block(result: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def startup_block(result: dict | None) -> str:
+    if result is None:
+        return "No results yet: run `python -m benchmarks.startup`.\n"
+    return (
+        f"The everyday build of the seeds, `python build_dataset.py build` in a new process, takes "
+        f"{result['median_seconds']:.2f} s wall (median of {result['runs']} runs, {result['min_seconds']:.2f}-"
+        f"{result['max_seconds']:.2f} s; `python -m benchmarks.startup`).\n"
+    )
+
+
 def _result(root: Path, name: str) -> dict | None:
     path = root / "benchmarks" / "results" / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -150,6 +160,7 @@ def render_readme(text: str, manifest: dict, root: Path = PROJECT_ROOT) -> str:
         "pinned-load": pinned_load_block(manifest),
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
         "scale-benchmark": scale_block(_result(root, "scale")),
+        "startup-benchmark": startup_block(_result(root, "startup")),
     }
 
     def fill(m: re.Match) -> str:
