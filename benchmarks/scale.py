@@ -238,7 +238,11 @@ def datatrove_run(texts: list[str], config) -> dict | None:
 
 
 def _datatrove_stages(tmp, texts, config, Document, LocalPipelineExecutor, MinhashConfig, Signature, Buckets, Cluster):
-    mh = MinhashConfig(n_grams=config.shingle_size, num_buckets=config.bands, hashes_per_bucket=config.rows, seed=config.seed)
+    from datatrove.utils.hashing import HashConfig
+
+    # datatrove 0.10's default xxhash path passes str to xxhash 4, which wants bytes: use its sha1.
+    mh = MinhashConfig(n_grams=config.shingle_size, num_buckets=config.bands, hashes_per_bucket=config.rows,
+                       seed=config.seed, hash_config=HashConfig(hash_fc="sha1", precision=64))
     docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]
     started = time.perf_counter()
     LocalPipelineExecutor([docs, Signature(output_folder=f"{tmp}/sigs", config=mh)], tasks=1, logging_dir=f"{tmp}/l1").run()
