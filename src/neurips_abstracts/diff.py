@@ -40,7 +40,9 @@ def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
             if proc.returncode != 0:
                 raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
             return proc.stdout
-    tables = {t: pq.read_table(io.BytesIO(read(data_path(t)))) for t in TABLES}
+    # use_threads=False: reading from a Python buffer with Arrow's thread pool made the process
+    # abort at exit now and then ("terminate called without an active exception").
+    tables = {t: pq.read_table(io.BytesIO(read(data_path(t))), use_threads=False) for t in TABLES}
     version = json.loads(read("build_manifest.json"))["dataset_version"]
     return Side(spec, tables, version)
 

@@ -64,6 +64,10 @@ def normalize(text: str) -> str:
 def _normalize_full(text: str) -> str:
     while True:
         fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
+        if not fixed:
+            # ftfy can "repair" visible text into control characters alone ("¬ç" read as Mac
+            # Roman is the C1 control U+008D), which step 3 then removes: keep the text unrepaired.
+            fixed = _clean(text)
         if fixed == text:
             return fixed
         text = fixed
