@@ -27,9 +27,12 @@ def produce(raw_dir: str | Path, config: BuildConfig = DEFAULT_CONFIG, stage: Ca
     """Run every stage and the contracts, without writing anything."""
     from .contracts import check
 
-    with stage("read"):
-        files = read_raw(raw_dir)
-    result = run(files, config, stage)
+    def read():
+        with stage("read"):
+            return read_raw(raw_dir)
+
+    # No name here holds the files' bytes, so run() frees them once they are parsed.
+    result = run(read(), config, stage)
     with stage("contracts"):
         check(result.papers, result.occurrences, result.stats["records"])
     return result

@@ -255,6 +255,7 @@ def run(files: Iterable[tuple[str, bytes]], config: BuildConfig, stage: Callable
     """
     with stage("parse"):
         records = parse(files, config)
+    del files  # the raw bytes (as large as the input) are not needed past parsing
     with stage("normalize"):
         normalized = normalize_records(records)
     with stage("near-dup"):
