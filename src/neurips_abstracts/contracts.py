@@ -7,8 +7,10 @@ derived from ``schema/``; the checks across tables and against the input are her
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
+if TYPE_CHECKING:  # the CLI imports ContractError at start-up: keep pyarrow out of that path
+    import pyarrow as pa
 
 
 class ContractError(AssertionError):

@@ -79,17 +79,18 @@ class ShingleHasher:
     def shingles(self, text: str) -> np.ndarray:
         h = self.word_hashes(text)
         n = self.n
-        with np.errstate(over="ignore"):
-            if len(h) <= n:  # a text shorter than n words is one shingle
-                padded = np.zeros(n, dtype=np.uint64)
-                padded[: len(h)] = h
-                h, count = padded, 1
-            else:
-                count = len(h) - n + 1
-            acc = np.zeros(count, dtype=np.uint64)
-            for k, m in zip(range(n), (_M1, _M2, _M3) * (n // 3 + 1)):
-                acc = _mix(acc ^ (h[k : k + count] * m))
-        return np.unique(acc)
+        if len(h) <= n:  # a text shorter than n words is one shingle
+            h = np.concatenate([h, np.zeros(n - len(h), dtype=np.uint64)])
+        return np.unique(_ngram_hashes(h, np.arange(len(h) - n + 1), n))
+
+
+def _ngram_hashes(hashes: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
+    """Hash of the n words starting at each position in ``first`` of the word hashes."""
+    with np.errstate(over="ignore"):
+        acc = np.zeros(len(first), dtype=np.uint64)
+        for k, m in zip(range(n), (_M1, _M2, _M3) * (n // 3 + 1)):
+            acc = _mix(acc ^ (hashes[first + k] * m))
+    return acc
 
 
 @dataclass
@@ -148,10 +149,7 @@ def shingle_many(n: int, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndar
     counts = np.where(lengths_a >= n, lengths_a - n + 1, 0)
     # the position in ``hashes`` where each n-gram of each text starts
     first = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-    with np.errstate(over="ignore"):
-        acc = np.zeros(len(first), dtype=np.uint64)
-        for k, m in zip(range(n), (_M1, _M2, _M3) * (n // 3 + 1)):
-            acc = _mix(acc ^ (hashes[first + k] * m))
+    acc = _ngram_hashes(hashes, first, n)
     short = np.flatnonzero(lengths_a < n)
     if len(short):  # a text shorter than n words is one shingle: insert it at the text's place
         at = np.cumsum(counts)[short] - counts[short]

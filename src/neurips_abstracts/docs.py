@@ -16,10 +16,6 @@ from .release import DATASHEET, PROJECT_ROOT
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:.2f}%"
-
-
 def stats_block(manifest: dict) -> str:
     s = manifest["statistics"]
     rel = s["relations"]
