@@ -27,6 +27,8 @@ import unicodedata
 
 import ftfy
 
+from . import ftfy_noop
+
 FTFY_CONFIG = ftfy.TextFixerConfig(
     unescape_html=False,
     uncurl_quotes=False,
@@ -36,6 +38,10 @@ FTFY_CONFIG = ftfy.TextFixerConfig(
     remove_control_chars=False,
     explain=False,
 )
+
+# Most non-ASCII abstracts hold no mojibake; ftfy would return them unchanged after spending
+# most of a build's normalize time finding that out. ``ftfy_noop`` tells so exactly, in advance.
+_FTFY_UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
 
 _SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
 _REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _SPACE_LIKE)
@@ -61,9 +67,12 @@ def normalize(text: str) -> str:
     return _normalize_full(text)
 
 
-def _normalize_full(text: str) -> str:
+def _normalize_full(text: str, skip_noop_ftfy: bool = True) -> str:
     while True:
-        fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
+        if skip_noop_ftfy and _FTFY_UNCHANGED(text):
+            fixed = _clean(text)
+        else:
+            fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
         if not fixed:
             # ftfy can "repair" visible text into control characters alone ("¬ç" read as Mac
             # Roman is the C1 control U+008D), which step 3 then removes: keep the text unrepaired.
