@@ -205,7 +205,7 @@ def datasketch_clusters(texts: list[str], config) -> list[int]:
     from neurips_abstracts.dedup import UnionFind, shingle_sets
 
     sets = shingle_sets(texts, config.shingle_size)
-    sigs = MinHash.bulk([[int(h).to_bytes(8, "little") for h in sets.unique(i)] for i in range(len(sets))],
+    sigs = MinHash.bulk([[int(h).to_bytes(8, "little") for h in sets.of(i)] for i in range(len(sets))],
                         num_perm=config.num_perm, seed=config.seed)
     lsh = MinHashLSH(threshold=config.threshold, num_perm=config.num_perm)
     for i, m in enumerate(sigs):

@@ -25,15 +25,16 @@ so the drift stays visible in the data.
 
 from __future__ import annotations
 
+import array
 import functools
-import hashlib
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .config import NearDupConfig
-from .parallel import map_chunks
+from .parallel import map_chunks, map_into_shared
 
 
 _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
@@ -41,47 +42,65 @@ _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np
 
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: spreads the bits of each uint64 (wrapping arithmetic)."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+    with np.errstate(over="ignore"):
+        x = x ^ (x >> np.uint64(30))
+        x = x * np.uint64(0xBF58476D1CE4E5B9)
+        x = x ^ (x >> np.uint64(27))
+        x = x * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
 
 
-def _word_hash(word: str) -> int:
-    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+# What separates words, as str.split() sees it among ASCII characters. Normalized text has only
+# single ASCII spaces; non-ASCII white space (never in normalized text) would stay inside words.
+_SEPARATOR = np.zeros(256, dtype=bool)
+_SEPARATOR[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
+# _LOW_BYTES[k] keeps the first k bytes of a little-endian uint64 (k = 8: all of them).
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
+_BATCH_CHARS = 2_000_000  # characters per numpy pass: bounds the temporary arrays
 
 
-class ShingleHasher:
-    """Case-folded word n-gram shingles as sorted unique 64-bit hashes.
+def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of the case-folded words of ``texts``, flat, and the number of words of each text.
 
-    A word's hash is the first 8 bytes of its BLAKE2b digest and an n-gram's hash mixes its
-    words' hashes, so every value depends on the text alone, never on what else is in the build:
-    adding a dump cannot change the shingles (or the signatures) of the texts already there. Two
-    distinct shingles collide with probability about 2^-64 per pair, so the Jaccard similarity of
-    the hash sets is that of the shingle sets.
+    A word's hash chains splitmix64 over its UTF-8 bytes read 8 at a time, then mixes in its
+    length: a function of the word alone, computed for all words of a batch with a few numpy
+    passes instead of one Python step per word.
     """
-
-    def __init__(self, n: int):
-        self.n = n
-        self.words: dict[str, int] = {}
-
-    def word_hashes(self, text: str) -> np.ndarray:
-        words = self.words
-        out = []
-        for w in text.casefold().split():
-            h = words.get(w)
-            if h is None:
-                h = words[w] = _word_hash(w)
-            out.append(h)
-        return np.array(out, dtype=np.uint64)
-
-    def shingles(self, text: str) -> np.ndarray:
-        h = self.word_hashes(text)
-        n = self.n
-        if len(h) <= n:  # a text shorter than n words is one shingle
-            h = np.concatenate([h, np.zeros(n - len(h), dtype=np.uint64)])
-        return np.unique(_ngram_hashes(h, np.arange(len(h) - n + 1), n))
+    encoded = [(t.lower() if t.isascii() else t.casefold()).encode("utf-8", "surrogatepass") for t in texts]
+    joined = b" ".join(encoded)
+    n = len(joined)
+    padded = joined + b" " * 16
+    data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
+    separator = _SEPARATOR[data]
+    first, last = ~separator, ~separator
+    first[1:] &= separator[:-1]
+    last[:-1] &= separator[1:]
+    start = np.flatnonzero(first)
+    length = np.flatnonzero(last) + 1 - start
+    # The 8 bytes at byte offset p are cell (p % 8, p // 8) of eight shifted uint64 views.
+    m = n // 8 + 1
+    shifted = np.empty((8, m), dtype=np.uint64)
+    for o in range(8):
+        shifted[o] = np.frombuffer(padded, dtype="<u8", count=m, offset=o)
+    shifted = shifted.ravel()
+    at = (start & 7) * m + (start >> 3)
+    with np.errstate(over="ignore"):
+        hashes = _mix(shifted[at] & _LOW_BYTES[np.minimum(length, 8)])
+        longer = np.flatnonzero(length > 8)
+        j = 1
+        while len(longer):  # words longer than 8j bytes: their next 8 bytes
+            rest = length[longer] - 8 * j
+            block = shifted[at[longer] + j] & _LOW_BYTES[np.minimum(rest, 8)]
+            hashes[longer] = _mix(hashes[longer] ^ _mix(block + np.uint64(j)))
+            longer = longer[rest > 8]
+            j += 1
+        hashes = _mix(hashes ^ (length.astype(np.uint64) * _M2))
+    text_start = np.zeros(len(encoded), dtype=np.int64)
+    if len(encoded) > 1:
+        np.cumsum(np.fromiter((len(e) + 1 for e in encoded[:-1]), dtype=np.int64, count=len(encoded) - 1),
+                  out=text_start[1:])
+    counts = np.bincount(np.searchsorted(text_start, start, side="right") - 1, minlength=len(texts))
+    return hashes, counts
 
 
 def _ngram_hashes(hashes: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
@@ -93,125 +112,254 @@ def _ngram_hashes(hashes: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
     return acc
 
 
+def _shingle_batch(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    hashes, lengths = _word_hashes(texts)
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    short = np.flatnonzero(lengths < n)
+    counts = np.where(lengths >= n, lengths - n + 1, 0)
+    # the position in ``hashes`` where each n-gram of each text starts
+    first = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    acc = _ngram_hashes(hashes, first, n)
+    if len(short):  # a text shorter than n words is one shingle, its words padded with zeros
+        padded = np.zeros((len(short), n), dtype=np.uint64)
+        for row, i in enumerate(short):
+            padded[row, : lengths[i]] = hashes[starts[i] : starts[i] + lengths[i]]
+        one = _ngram_hashes(padded.ravel(), np.arange(len(short)) * n, n)
+        acc = np.insert(acc, np.cumsum(counts)[short] - counts[short], one)
+        counts[short] = 1
+    return _as_sets(acc, counts)
+
+
+_PAD = np.uint64(2**64 - 1)
+
+
+def _as_sets(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's values sorted and without repeats (every text has at least one value).
+
+    The exact Jaccard needs sets. The texts are sorted all at once as the rows of a padded
+    matrix, which numpy sorts many times faster than one small array at a time.
+    """
+    if not len(counts):
+        return values, counts
+    width = int(counts.max())
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    matrix = np.full((len(counts), width), _PAD, dtype=np.uint64)
+    cells = np.arange(len(values), dtype=np.int64) + np.repeat(np.arange(len(counts), dtype=np.int64) * width - starts, counts)
+    matrix.ravel()[cells] = values
+    matrix.sort(axis=1)
+    ordered = matrix.ravel()[cells]  # row-major: each text's values, sorted, in text order
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    keep[starts] = True
+    return ordered[keep], np.add.reduceat(keep, starts).astype(np.int64)
+
+
 @dataclass
 class ShingleSets:
-    """The shingle hashes of many texts: text i's are ``flat[offsets[i]:offsets[i + 1]]``, in
-    text order and possibly repeated (MinHash does not mind); ``unique(i)`` sorts and dedupes
-    them for the exact Jaccard, only for texts that are in a candidate pair."""
+    """The shingle sets of many texts: text i's are ``flat[offsets[i]:offsets[i + 1]]``,
+    sorted and without repeats."""
 
     flat: np.ndarray
     offsets: np.ndarray
-    _unique: dict = field(default_factory=dict)
+    _bounds: list[int] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def unique(self, i: int) -> np.ndarray:
-        u = self._unique.get(i)
-        if u is None:
-            u = self._unique[i] = np.unique(self.flat[self.offsets[i] : self.offsets[i + 1]])
-        return u
-
-    @classmethod
-    def concat(cls, parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> "ShingleSets":
-        flat = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.uint64)
-        counts = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
-        offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
-        np.cumsum(counts, out=offsets[1:])
-        return cls(flat, offsets)
+    def of(self, i: int) -> np.ndarray:
+        if not self._bounds:
+            self._bounds.extend(self.offsets.tolist())
+        return self.flat[self._bounds[i] : self._bounds[i + 1]]
 
 
-def shingle_many(n: int, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The shingle hashes of all ``texts`` as one flat array and a count per text (one-element
-    list, for ``map_chunks``). Same values as ``ShingleHasher(n).shingles``, computed with numpy
-    for all texts at once: only the word look-up runs per word in Python."""
-    hasher = ShingleHasher(n)
-    cache = hasher.words
-    flat: list[int] = []
-    lengths = []
-    lookup = cache.__getitem__
+def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The word n-gram hashes of all ``texts`` as one flat array and a count per text, computed
+    with numpy a batch of texts at a time.
+
+    Words are what ``str.split()`` gives on the case-folded text (for normalized text, which
+    holds no white space but single ASCII spaces); an n-gram's hash mixes its words' hashes, and
+    each value depends on its words alone, so it does not depend on how texts are batched or on
+    what else is in the build: adding a dump cannot change the shingles of texts already there.
+    Two distinct shingles collide with probability about 2^-64.
+    """
+    parts = []
+    batch: list[str] = []
+    size = 0
     for text in texts:
-        words = text.casefold().split()
-        mark = len(flat)
-        try:
-            flat.extend(map(lookup, words))
-        except KeyError:  # a word not seen yet in this chunk: hash the new ones, then look up again
-            del flat[mark:]
-            for w in words:
-                if w not in cache:
-                    cache[w] = _word_hash(w)
-            flat.extend(map(lookup, words))
-        lengths.append(len(words))
-    hashes = np.array(flat, dtype=np.uint64)
-    lengths_a = np.array(lengths, dtype=np.int64)
-    starts = np.zeros(len(texts), dtype=np.int64)
-    np.cumsum(lengths_a[:-1], out=starts[1:])
-    counts = np.where(lengths_a >= n, lengths_a - n + 1, 0)
-    # the position in ``hashes`` where each n-gram of each text starts
-    first = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
-    acc = _ngram_hashes(hashes, first, n)
-    short = np.flatnonzero(lengths_a < n)
-    if len(short):  # a text shorter than n words is one shingle: insert it at the text's place
-        at = np.cumsum(counts)[short] - counts[short]
-        acc = np.insert(acc, at, [hasher.shingles(texts[i])[0] for i in short])
-        counts[short] = 1
-    return [(acc, counts)]
+        batch.append(text)
+        size += len(text)
+        if size >= _BATCH_CHARS:
+            parts.append(_shingle_batch(n, batch))
+            batch, size = [], 0
+    if batch or not parts:
+        parts.append(_shingle_batch(n, batch))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
+
+
+def _shingle_capacity(texts: Sequence[str]) -> np.ndarray:
+    # A text of c characters has at most (c + 1) // 2 words, so at most that many shingles (and
+    # at least one).
+    return np.maximum((np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1) // 2, 1)
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def _shingled(n: int, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [shingle_many(n, texts)]
 
 
 def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
-    return ShingleSets.concat(map_chunks(functools.partial(shingle_many, n), texts, min_items=20_000, chunks_per_worker=1))
+    """The shingle sets of all texts, hashed on every core."""
+    [(flat, counts)], _ = map_into_shared(
+        functools.partial(_shingled, n), texts, [(_shingle_capacity(texts), np.uint64)], min_items=20_000
+    )
+    return ShingleSets(flat, _offsets(counts))
+
+
+def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
+    """Shingle sets and MinHash signatures of all texts.
+
+    The workers hash the shingles; this process computes the signatures of each chunk of texts
+    as soon as the workers have written it, while they go on with the next chunks, so the two
+    costs overlap instead of adding up.
+    """
+
+    def sign(outputs: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        [(flat, counts)] = outputs
+        return _minhash(flat, _offsets(counts), config)
+
+    [(flat, counts)], sigs = map_into_shared(
+        functools.partial(_shingled, config.shingle_size),
+        texts,
+        [(_shingle_capacity(texts), np.uint64)],
+        min_items=20_000,
+        chunks_per_worker=4,
+        on_chunk=sign,
+    )
+    return ShingleSets(flat, _offsets(counts)), np.concatenate(sigs) if sigs else np.zeros((0, config.num_perm), np.uint32)
 
 
 def shingles(text: str, n: int) -> np.ndarray:
     """Sorted unique 64-bit hashes of the case-folded word n-grams of ``text``."""
-    return ShingleHasher(n).shingles(text)
+    return shingle_many(n, [text])[0]
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """Jaccard similarity of two sorted arrays of unique hashes."""
     if not len(a) and not len(b):
         return 1.0
-    inter = len(np.intersect1d(a, b, assume_unique=True))
+    if not len(a) or not len(b):
+        return 0.0
+    # Each element of a found at its sorted place in b, or not.
+    inter = int(np.count_nonzero(b[np.minimum(np.searchsorted(b, a), len(b) - 1)] == a))
     return inter / (len(a) + len(b) - inter)
 
 
-def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
-    """MinHash signatures, one row of ``num_perm`` uint32 per text."""
+def _jaccard_chunk(pairs: np.ndarray, sets: ShingleSets) -> list[float]:
+    of = sets.of
+    return [jaccard(of(i), of(j)) for i, j in pairs.tolist()]
+
+
+def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
+    """Exact Jaccard similarity of the shingle sets of each pair (i, j), on every core."""
+    return np.array(map_chunks(_jaccard_chunk, pairs, min_items=20_000, chunks_per_worker=1, shared=sets), dtype=np.float64)
+
+
+def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np.ndarray:
     import rensa
 
-    if not len(sets):
+    if len(offsets) <= 1:
         return np.zeros((0, config.num_perm), dtype=np.uint32)
-    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(sets.flat, sets.offsets, config.num_perm, config.seed)
-    return np.array(matrix.to_rows(), dtype=np.uint32)
+    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(flat, offsets, config.num_perm, config.seed)
+    # rensa exports signatures only as Python lists (a third of the near-dup stage at scale);
+    # array.array reads them twice as fast as numpy does.
+    values = array.array("I", itertools.chain.from_iterable(matrix.to_rows()))
+    return np.frombuffer(values, dtype=np.uint32).reshape(-1, config.num_perm)
+
+
+def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
+    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text.
+
+    Always computed in the main process: rensa's thread pool does not survive a fork, so it
+    never runs in the workers.
+    """
+    return _minhash(sets.flat, sets.offsets, config)
+
+
+def _band_keys(band: np.ndarray) -> np.ndarray:
+    """One uint64 per row of a band of uint32 signature values: equal rows give equal keys, and
+    unequal rows the same key with probability about 2^-64 (such pairs are dropped afterwards)."""
+    if band.shape[1] % 2 == 0:  # two values per uint64, no conversion
+        words = np.ascontiguousarray(band).view(np.uint64)
+    else:
+        words = band.astype(np.uint64)
+    key = np.zeros(len(band), dtype=np.uint64)
+    for c in range(words.shape[1]):
+        key = _mix(key ^ words[:, c]) + np.uint64(c + 1)
+    return key
+
+
+def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """Every pair of ``members`` with equal keys (``sorted_keys``, in ascending order), as
+    (member, member) in no particular order."""
+    n = len(members)
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    sizes = np.diff(np.r_[starts, n])
+    # Position p pairs with p + d while both lie in the same group; groups are small (a text
+    # and its revisions), so d stays small.
+    group = np.repeat(np.arange(len(starts)), sizes)
+    active = np.flatnonzero(np.repeat(sizes, sizes) > 1)
+    found = []
+    d = 1
+    while len(active):
+        active = active[active + d < n]
+        same = active[group[active + d] == group[active]]
+        found.append(np.stack([members[same], members[same + d]], axis=1))
+        active = same
+        d += 1
+    return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
+
+
+def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
+    """The pairs of rows of ``sigs`` that agree on each band of ``bands``."""
+    n = sigs.shape[0]
+    found = []
+    for b in bands:
+        band = sigs[:, b * config.rows : (b + 1) * config.rows]
+        keys = _band_keys(band)
+        order = np.argsort(keys)  # pairs are sorted at the end, so ties may fall in any order
+        ordered = keys[order]
+        # Most texts share no band with any other: pair up only the texts whose key repeats.
+        repeats = ordered[1:] == ordered[:-1]
+        if not repeats.any():
+            continue
+        grouped = np.zeros(n, dtype=bool)
+        grouped[1:] |= repeats
+        grouped[:-1] |= repeats
+        pairs = _pairs_within_groups(order[grouped], ordered[grouped])
+        # keys can collide: keep only pairs whose band values are really equal
+        found.append(pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)])
+    return found
 
 
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
     """Pairs (i, j), i < j, that share at least one LSH band, sorted, without repeats."""
     n = sigs.shape[0]
-    found: list[np.ndarray] = []
-    for b in range(config.bands):
-        band = np.ascontiguousarray(sigs[:, b * config.rows : (b + 1) * config.rows])
-        keys = band.view(np.dtype((np.void, band.dtype.itemsize * config.rows))).ravel()
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-        sizes = np.diff(np.r_[starts, n])
-        # Every pair inside every bucket, vectorized: position p pairs with p + d while both lie
-        # in the same bucket; buckets are small (a text and its revisions), so d stays small.
-        group = np.repeat(np.arange(len(starts)), sizes)
-        active = np.flatnonzero(np.repeat(sizes, sizes) > 1)
-        d = 1
-        while len(active):
-            active = active[active + d < n]
-            same = active[group[active + d] == group[active]]
-            found.append(np.stack([order[same], order[same + d]], axis=1))
-            active = same
-            d += 1
+    # Bands are independent: the workers take half of them each (for many texts).
+    found = map_chunks(functools.partial(_band_pairs, config), range(config.bands),
+                       min_items=1 if n >= 50_000 else config.bands + 1, chunks_per_worker=1, shared=sigs)
     if not found:
         return np.zeros((0, 2), dtype=np.int64)
     pairs = np.concatenate(found).astype(np.int64)
     pairs.sort(axis=1)
-    return np.unique(pairs, axis=0)
+    codes = np.unique(pairs[:, 0] * n + pairs[:, 1])  # one int64 per pair: a 1-D unique is fast
+    return np.stack([codes // n, codes % n], axis=1)
 
 
 class UnionFind:
@@ -242,12 +390,10 @@ class Clusters:
 
 def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
     """Cluster distinct normalized texts into papers."""
-    sets = shingle_sets(texts, config.shingle_size)
-    pairs = candidate_pairs(signatures(sets, config), config)
+    sets, sigs = shingles_and_signatures(texts, config)
+    pairs = candidate_pairs(sigs, config)
+    similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
     uf = UnionFind(len(texts))
-    merged = 0
-    for i, j in pairs.tolist():
-        if jaccard(sets.unique(i), sets.unique(j)) >= config.threshold:
-            uf.union(i, j)
-            merged += 1
-    return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, merged)
+    for i, j in similar.tolist():
+        uf.union(i, j)
+    return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))

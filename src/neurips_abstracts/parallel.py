@@ -3,19 +3,32 @@
 Output bytes never depend on how many processes ran: results come back in input order and each
 item's result depends on that item alone. Small inputs stay in this process, where starting
 workers would cost more than it saves.
+
+Workers are forked, and they *inherit* their input instead of receiving it: the items (and any
+``shared`` object) are set aside in this module just before the fork, and each worker is told
+only which slice is its own. Sending a million abstracts through a pipe would cost seconds;
+inheriting them costs nothing, since the pages are shared until written. Large numeric results
+can likewise be written straight into memory shared with this process (``map_into_shared``).
 """
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import TypeVar
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any, TypeVar
+
+import numpy as np
 
 T = TypeVar("T")
 R = TypeVar("R")
 
+_NOTHING = object()
+_inherited: tuple = ()  # (items, shared, output buffer) of the pool being forked
+_fork_lock = threading.Lock()  # one pool forks at a time, so each inherits its own input
 
 
 def workers() -> int:
@@ -26,41 +39,151 @@ def workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _apply(fn: Callable[[Sequence[T]], list[R]], chunk: Sequence[T]) -> list[R]:
-    return fn(chunk)
+def _call(fn: Callable, chunk, shared) -> Any:
+    return fn(chunk) if shared is _NOTHING else fn(chunk, shared)
+
+
+def _apply(fn: Callable, part: slice) -> Any:
+    items, shared, _ = _inherited
+    return _call(fn, items[part], shared)
 
 
 def map_chunks(
-    fn: Callable[[Sequence[T]], list[R]],
+    fn: Callable[..., list[R]],
     items: Sequence[T],
     min_items: int,
     chunks_per_worker: int = 4,
     interleave: bool = False,
+    shared: Any = _NOTHING,
 ) -> list[R]:
-    """``fn`` maps a chunk of items to a list of results; returns all results in order.
+    """``fn(chunk)`` (or ``fn(chunk, shared)``) maps a chunk of items to a list of results;
+    returns all results in order.
 
     Below ``min_items`` items (about a second of work) everything runs in this process. With
     ``interleave``, chunk k takes items k, k + K, k + 2K, ...: cheap and costly items then spread
-    evenly over the workers wherever they sit in the input.
+    evenly over the workers wherever they sit in the input. ``shared`` reaches the workers by
+    inheritance, never through a pipe.
     """
     n = workers()
     if n == 1 or len(items) < min_items:
-        return fn(items)
+        return _call(fn, items, shared)
     k = n * chunks_per_worker
     if interleave:
-        parts = _run(fn, [items[i::k] for i in range(k)], n)
+        parts = _run(fn, [slice(i, None, k) for i in range(k)], n, (items, shared, None))
         out: list = [None] * len(items)
         for i, part in enumerate(parts):
             out[i::k] = part
         return out
     size = -(-len(items) // k)
-    return [r for part in _run(fn, [items[i : i + size] for i in range(0, len(items), size)], n) for r in part]
+    parts = _run(fn, [slice(i, i + size) for i in range(0, len(items), size)], n, (items, shared, None))
+    return [r for part in parts for r in part]
 
 
-def _run(fn, chunks: list, n: int) -> list[list]:
+def _run(
+    fn: Callable,
+    parts: list[slice],
+    n: int,
+    inherited: tuple,
+    task: Callable = _apply,
+    args: tuple = (),
+    on_result: Callable[[int, Any], None] | None = None,
+) -> list:
+    """Results of ``task(fn, part, *args)`` for every part, in order; ``on_result(k, result)``
+    is called in this process as each part's result arrives, while the others still run."""
+    global _inherited
     # fork: the workers need no importable __main__ (a user's script without the
-    # `if __name__ == "__main__"` guard still works) and start at once. They only run pure Python
-    # and numpy (ftfy, pylatexenc, shingle hashing), never the threaded libraries of the parent.
+    # `if __name__ == "__main__"` guard still works), start at once and share the parent's memory.
+    # They only run pure Python and numpy (ftfy, pylatexenc, hashing), never the threaded
+    # libraries of the parent.
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
-        return list(pool.map(_apply, [fn] * len(chunks), chunks))
+    results: list = [None] * len(parts)
+    with _fork_lock:
+        _inherited = inherited
+        try:
+            with ProcessPoolExecutor(max_workers=min(n, len(parts)), mp_context=context) as pool:
+                # All workers are forked at the first submission, while _inherited is set.
+                futures = {pool.submit(task, fn, part, *(a[k] for a in args)): k for k, part in enumerate(parts)}
+                for future in as_completed(futures):
+                    k = futures[future]
+                    results[k] = future.result()
+                    if on_result is not None:
+                        on_result(k, results[k])
+        finally:
+            _inherited = ()
+    return results
+
+
+def _apply_into(fn: Callable, part: slice, starts: list[int], rooms: list[int]) -> list[tuple[int, np.ndarray]]:
+    items, dtypes, buffers = _inherited
+    out = []
+    for (values, counts), dtype, buffer, start, room in zip(fn(items[part]), dtypes, buffers, starts, rooms):
+        if len(values) > room:
+            raise RuntimeError(f"{len(values)} values for a chunk with room for {room}: capacity is not an upper bound")
+        np.frombuffer(buffer, dtype=dtype, count=len(values), offset=start * dtype.itemsize)[:] = values
+        out.append((len(values), counts))
+    return out
+
+
+def map_into_shared(
+    fn: Callable[[Sequence[T]], list[tuple[np.ndarray, np.ndarray]]],
+    items: Sequence[T],
+    outputs: list[tuple[np.ndarray, np.dtype]],
+    min_items: int,
+    chunks_per_worker: int = 1,
+    on_chunk: Callable[[list[tuple[np.ndarray, np.ndarray]]], R] | None = None,
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[R]]:
+    """``fn(chunk)`` returns, for each output, (values, counts): a flat array and how many of its
+    values belong to each item. Returns the same for all items, in order, and the results of
+    ``on_chunk`` for each chunk, in order.
+
+    ``outputs`` gives, for each output, the most values an item can have and their dtype. Each
+    worker writes its values straight into memory shared with this process, at the start of its
+    chunk's room; the chunks are then moved together in place. Nothing but the counts is copied
+    through a pipe. ``on_chunk`` runs here on each chunk's outputs as soon as they are written,
+    while the workers go on with the next chunks (it must not keep the arrays it is given).
+    """
+    n = workers()
+    if n == 1 or len(items) < min_items:
+        out = fn(items)
+        return out, ([on_chunk(out)] if on_chunk else [])
+    k = n * chunks_per_worker
+    size = -(-len(items) // k)
+    parts = [slice(i, min(i + size, len(items))) for i in range(0, len(items), size)]
+    rooms, dtypes, buffers = [], [], []
+    for capacity, dtype in outputs:
+        room = np.zeros(len(items) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(capacity, dtype=np.int64), out=room[1:])
+        rooms.append(room)
+        dtypes.append(np.dtype(dtype))
+        # Anonymous shared memory: inherited by the forked workers, not limited by /dev/shm's
+        # size; pages never written are never allocated.
+        buffers.append(mmap.mmap(-1, max(1, int(room[-1]) * dtypes[-1].itemsize)))
+    starts = [[int(room[p.start]) for room in rooms] for p in parts]
+    spaces = [[int(room[p.stop] - room[p.start]) for room in rooms] for p in parts]
+    views = [np.frombuffer(b, dtype=d, count=int(r[-1])) for b, d, r in zip(buffers, dtypes, rooms)]
+    extra: list = [None] * len(parts)
+
+    def arrived(c: int, sent: list[tuple[int, np.ndarray]]) -> None:
+        if on_chunk is not None:
+            extra[c] = on_chunk([(v[s : s + count], counts) for v, s, (count, counts) in zip(views, starts[c], sent)])
+
+    sent = _run(fn, parts, n, (items, dtypes, buffers), task=_apply_into, args=(starts, spaces), on_result=arrived)
+    results = []
+    for o, (everything, dtype, buffer) in enumerate(zip(views, dtypes, buffers)):
+        end = 0
+        for start, chunk in zip(starts, sent):
+            count = chunk[o][0]
+            if start[o] != end:  # close the gap left after the previous chunk
+                everything[end : end + count] = everything[start[o] : start[o] + count].copy()
+            end += count
+        _release(buffer, end * dtype.itemsize)
+        results.append((everything[:end], np.concatenate([chunk[o][1] for chunk in sent])))
+    return results, extra
+
+
+def _release(buffer: mmap.mmap, keep: int) -> None:
+    """Give the pages of ``buffer`` past its first ``keep`` bytes back to the system."""
+    page = mmap.PAGESIZE
+    start = -(-keep // page) * page
+    if start < len(buffer) and hasattr(mmap, "MADV_REMOVE"):
+        buffer.madvise(mmap.MADV_REMOVE, start, len(buffer) - start)

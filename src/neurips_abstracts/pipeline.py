@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 
 from .config import BuildConfig
-from .dedup import jaccard, near_duplicate_clusters
+from .dedup import jaccard_many, near_duplicate_clusters
 from .errors import DumpError
 from .normalize import normalize
 from .parallel import map_chunks
@@ -157,10 +158,12 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
 
     # Per version: its paper, and its similarity to the paper's canonical version.
     version_paper = [paper_id_of_root[root] for root in roots]
-    version_similarity = [
-        1.0 if v == canonical_version[root] else jaccard(shingle_sets.unique(v), shingle_sets.unique(canonical_version[root]))
-        for v, root in enumerate(roots)
-    ]
+    version_similarity = [1.0] * len(roots)
+    revised = [(v, canonical_version[root]) for v, root in enumerate(roots) if v != canonical_version[root]]
+    if revised:
+        pairs = np.array(revised, dtype=np.int64)
+        for (v, _), s in zip(revised, jaccard_many(shingle_sets, pairs).tolist()):
+            version_similarity[v] = s
     paper_id = [version_paper[v] for v in record_version]
     similarity = [version_similarity[v] for v in record_version]
     relation = [

@@ -1,0 +1,140 @@
+"""Shingle hashing, shingle sets, Jaccard and candidate pairs: the vectorized code against plain
+Python on random and real text."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from neurips_abstracts import dedup
+from neurips_abstracts.config import DEFAULT_CONFIG
+from neurips_abstracts.normalize import normalize
+
+from .conftest import ROOT, corpus_abstracts
+
+N = DEFAULT_CONFIG.near_dup.shingle_size
+
+words = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Zs", "Zl", "Zp", "Cc"]), min_size=1, max_size=30)
+texts = st.lists(words, max_size=40).map(" ".join)
+
+
+def ngrams(text: str, n: int = N) -> set[tuple[str, ...]]:
+    w = text.casefold().split()
+    if len(w) < n:
+        return {tuple(w)}
+    return {tuple(w[i : i + n]) for i in range(len(w) - n + 1)}
+
+
+def split_flat(flat: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
+    return np.split(flat, np.cumsum(counts)[:-1]) if len(counts) else []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, max_size=12))
+@example(["", "a", "a b", "ß straße STRASSE", "x" * 40 + " " + "y" * 17])
+def test_one_shingle_per_distinct_word_ngram_and_batching_changes_nothing(batch):
+    flat, counts = dedup.shingle_many(N, batch)
+    assert len(counts) == len(batch)
+    for text, got in zip(batch, split_flat(flat, counts)):
+        assert np.array_equal(got, np.unique(got))  # a set: sorted, no repeats
+        assert len(got) == len(ngrams(text))  # no two distinct n-grams collide
+        assert np.array_equal(got, dedup.shingles(text, N))  # the same alone as in a batch
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, st.sampled_from(["\t", "\n", "  ", " \r\n ", "\x1f", "\x0b"]))
+def test_words_are_what_str_split_gives_among_ascii_white_space(text, gap):
+    assert np.array_equal(dedup.shingles(text, N), dedup.shingles(gap + text.replace(" ", gap) + gap, N))
+
+
+def test_a_word_hashes_the_same_wherever_it_stands():
+    h1, _ = dedup._word_hashes(["alpha beta", "x " * 5000 + "beta"])
+    h2, _ = dedup._word_hashes(["beta"])
+    assert h1[1] == h1[-1] == h2[0]
+    # words that differ only past the first 8 or 16 bytes, or by case
+    long, _ = dedup._word_hashes(["abcdefghij abcdefghik abcdefghijklmnopq abcdefghijklmnopr ABCDEFGHIJ"])
+    assert len(set(long.tolist())) == 4 and long[0] == long[4]
+
+
+@pytest.mark.parametrize("year", [2018, 2023])
+def test_real_abstracts_every_ngram_its_own_hash(year):
+    abstracts = [normalize(a) for a in corpus_abstracts(year)]
+    flat, counts = dedup.shingle_many(N, abstracts)
+    assert [len(s) for s in split_flat(flat, counts)] == [len(ngrams(a)) for a in abstracts]
+    # and texts sharing an n-gram share its hash: the overall number of distinct hashes is the
+    # number of distinct n-grams of the whole corpus
+    assert len(np.unique(flat)) == len(set().union(*map(ngrams, abstracts)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 7, 2**64 - 1]), min_size=1, max_size=20),
+                max_size=10))
+def test_as_sets_is_a_sorted_unique_per_text(rows):
+    values = np.array([v for r in rows for v in r], dtype=np.uint64)
+    counts = np.array([len(r) for r in rows], dtype=np.int64)
+    flat, sizes = dedup._as_sets(values, counts)
+    expected = [np.unique(np.array(r, dtype=np.uint64)) for r in rows]
+    assert sizes.tolist() == [len(e) for e in expected]
+    assert all(np.array_equal(a, b) for a, b in zip(split_flat(flat, sizes), expected))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.integers(0, 60)), st.sets(st.integers(0, 60)))
+def test_jaccard_is_the_set_jaccard(a, b):
+    sa, sb = (np.array(sorted(x), dtype=np.uint64) for x in (a, b))
+    expected = len(a & b) / len(a | b) if a | b else 1.0
+    assert dedup.jaccard(sa, sb) == pytest.approx(expected)
+
+
+def test_jaccard_many_on_every_core_equals_one_by_one(monkeypatch):
+    rng = np.random.default_rng(1)
+    texts = [" ".join(f"w{x}" for x in rng.integers(0, 400, size=rng.integers(3, 60))) for _ in range(600)]
+    sets = dedup.shingle_sets(texts, N)
+    pairs = rng.integers(0, len(texts), size=(30_000, 2))
+    monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "2")
+    parallel = dedup.jaccard_many(sets, pairs)
+    expected = [dedup.jaccard(sets.of(i), sets.of(j)) for i, j in pairs.tolist()]
+    assert parallel.tolist() == expected
+
+
+def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
+    abstracts = [normalize(a) for a in corpus_abstracts(2023)]
+    many = [f"{a} variant {k}" for k in range(5) for a in abstracts][:21_000]  # above the parallel threshold
+    config = DEFAULT_CONFIG.near_dup
+    monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "1")
+    sets1, sigs1 = dedup.shingles_and_signatures(many, config)
+    monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "2")
+    sets2, sigs2 = dedup.shingles_and_signatures(many, config)
+    assert np.array_equal(sets1.flat, sets2.flat) and np.array_equal(sets1.offsets, sets2.offsets)
+    assert np.array_equal(sigs1, sigs2) and sigs1.shape == (len(many), config.num_perm)
+    assert np.array_equal(dedup.signatures(sets1, config), sigs1)
+    assert np.array_equal(dedup.candidate_pairs(sigs1, config), dedup.candidate_pairs(sigs2, config))
+
+
+def test_workers_fork_safely_after_rensa_ran_in_this_process():
+    # rensa's thread pool does not survive a fork; the workers never call rensa, so a large
+    # near-dup run after rensa has run here must finish (a hang would show as a timeout).
+    script = textwrap.dedent(
+        """
+        import numpy as np
+        from neurips_abstracts import dedup
+        from neurips_abstracts.config import DEFAULT_CONFIG
+        config = DEFAULT_CONFIG.near_dup
+        rng = np.random.default_rng(0)
+        texts = [" ".join(f"w{x}" for x in rng.integers(0, 5000, size=40)) for _ in range(60_000)]
+        dedup.near_duplicate_clusters(texts[:100], config)  # rensa's pool starts here
+        clusters = dedup.near_duplicate_clusters(texts, config)
+        print(len(clusters.roots))
+        """
+    )
+    env = {**os.environ, "NEURIPS_ABSTRACTS_WORKERS": "2", "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "60000"
