@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import filecmp
-import gc
 import tempfile
 import time
 from collections.abc import Callable
@@ -12,6 +10,7 @@ from pathlib import Path
 
 from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
+from .gc_pause import gc_paused
 from .load import read_raw
 from .manifest import build_manifest, dataset_version
 from .pipeline import BuildResult, no_timer, run
@@ -63,20 +62,6 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
     write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
     write_text(out / "croissant.json", dumps_json(release.croissant(r)))
     write_text(out / release.SUMS, release.sha256sums(out, {d.path: d.sha256 for d in data.values()}))
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause Python's cyclic garbage collector: a build allocates millions of strings and lists
-    but no reference cycles, and each full collection walks all of them, so with the collector
-    on, a million-record build spent a large share of its time collecting nothing."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def build(

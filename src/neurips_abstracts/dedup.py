@@ -21,6 +21,13 @@ to 0.75, below a 0.8 threshold (the benchmark lost most 10% rewrites that way); 
 Chains: if A~B and B~C but A is not similar to C, union-find still puts A, B and C in one paper
 (a revision history can drift), and each record's similarity to the canonical text is recorded,
 so the drift stays visible in the data.
+
+Speed (``benchmarks/scale.py`` measures it): a million raw records hold some 300,000 distinct
+texts and 56 million shingles, so nothing here runs a Python step per word. Words are hashed by
+numpy passes over the UTF-8 bytes of a batch of texts, each text's shingle set is sorted as a row
+of a padded matrix, the workers write the sets straight into shared memory and this process
+computes rensa's signatures of each chunk while the workers go on with the next. LSH bands and
+the exact Jaccard of candidate pairs are split over the workers.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import NearDupConfig
+from .gc_pause import gc_paused
 from .parallel import map_chunks, map_into_shared
 
 
@@ -71,26 +79,24 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     n = len(joined)
     padded = joined + b" " * 16
     data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
-    separator = _SEPARATOR[data]
+    separator = data <= 0x20
+    control = np.flatnonzero(data < 0x20)  # normalized text has none
+    if len(control):  # those that str.split() keeps inside words
+        separator[control[~_SEPARATOR[data[control]]]] = False
     first, last = ~separator, ~separator
     first[1:] &= separator[:-1]
     last[:-1] &= separator[1:]
     start = np.flatnonzero(first)
     length = np.flatnonzero(last) + 1 - start
-    # The 8 bytes at byte offset p are cell (p % 8, p // 8) of eight shifted uint64 views.
-    m = n // 8 + 1
-    shifted = np.empty((8, m), dtype=np.uint64)
-    for o in range(8):
-        shifted[o] = np.frombuffer(padded, dtype="<u8", count=m, offset=o)
-    shifted = shifted.ravel()
-    at = (start & 7) * m + (start >> 3)
+    # The 8 bytes at every byte offset, as one unaligned little-endian uint64 view.
+    window = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=padded, strides=(1,))
     with np.errstate(over="ignore"):
-        hashes = _mix(shifted[at] & _LOW_BYTES[np.minimum(length, 8)])
+        hashes = _mix(window[start] & _LOW_BYTES[np.minimum(length, 8)])
         longer = np.flatnonzero(length > 8)
         j = 1
         while len(longer):  # words longer than 8j bytes: their next 8 bytes
             rest = length[longer] - 8 * j
-            block = shifted[at[longer] + j] & _LOW_BYTES[np.minimum(rest, 8)]
+            block = window[start[longer] + 8 * j] & _LOW_BYTES[np.minimum(rest, 8)]
             hashes[longer] = _mix(hashes[longer] ^ _mix(block + np.uint64(j)))
             longer = longer[rest > 8]
             j += 1
@@ -99,7 +105,9 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     if len(encoded) > 1:
         np.cumsum(np.fromiter((len(e) + 1 for e in encoded[:-1]), dtype=np.int64, count=len(encoded) - 1),
                   out=text_start[1:])
-    counts = np.bincount(np.searchsorted(text_start, start, side="right") - 1, minlength=len(texts))
+    # the first word of each text (texts are separated by a space, so no word straddles two)
+    first_word = np.searchsorted(start, text_start)
+    counts = np.diff(np.append(first_word, len(start)))
     return hashes, counts
 
 
@@ -292,17 +300,23 @@ def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
     return _minhash(sets.flat, sets.offsets, config)
 
 
-def _band_keys(band: np.ndarray) -> np.ndarray:
-    """One uint64 per row of a band of uint32 signature values: equal rows give equal keys, and
-    unequal rows the same key with probability about 2^-64 (such pairs are dropped afterwards)."""
-    if band.shape[1] % 2 == 0:  # two values per uint64, no conversion
-        words = np.ascontiguousarray(band).view(np.uint64)
+def band_keys(sigs: np.ndarray, config: NearDupConfig, bands: Sequence[int]) -> np.ndarray:
+    """One uint64 per band of ``bands`` and text, shape (len(bands), texts): texts with equal
+    values in a band get equal keys, unequal ones the same key with probability about 2^-64
+    (such pairs are dropped afterwards). Signature values are already uniformly spread hashes,
+    so packing them two to a uint64 and folding those by a multiply-add spreads keys enough."""
+    n = sigs.shape[0]
+    if config.rows % 2 == 0:
+        words = np.ascontiguousarray(sigs).view(np.uint64).reshape(n, config.bands, config.rows // 2)
     else:
-        words = band.astype(np.uint64)
-    key = np.zeros(len(band), dtype=np.uint64)
-    for c in range(words.shape[1]):
-        key = _mix(key ^ words[:, c]) + np.uint64(c + 1)
-    return key
+        words = sigs.astype(np.uint64).reshape(n, config.bands, config.rows)
+    words = words[:, list(bands)].transpose(1, 2, 0)  # (bands, words per band, texts)
+    keys = words[:, 0].copy()
+    with np.errstate(over="ignore"):
+        for c in range(1, words.shape[1]):
+            keys *= _M1
+            keys += words[:, c]
+    return keys
 
 
 def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
@@ -327,12 +341,11 @@ def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.nda
 
 
 def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
-    """The pairs of rows of ``sigs`` that agree on each band of ``bands``."""
+    """The pairs (i, j), i < j, of texts that agree on at least one band of ``bands``, each
+    coded as i * texts + j, sorted, without repeats (a one-element list, for ``map_chunks``)."""
     n = sigs.shape[0]
     found = []
-    for b in bands:
-        band = sigs[:, b * config.rows : (b + 1) * config.rows]
-        keys = _band_keys(band)
+    for b, keys in zip(bands, band_keys(sigs, config, bands)):
         order = np.argsort(keys)  # pairs are sorted at the end, so ties may fall in any order
         ordered = keys[order]
         # Most texts share no band with any other: pair up only the texts whose key repeats.
@@ -344,8 +357,10 @@ def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -
         grouped[:-1] |= repeats
         pairs = _pairs_within_groups(order[grouped], ordered[grouped])
         # keys can collide: keep only pairs whose band values are really equal
-        found.append(pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)])
-    return found
+        band = sigs[:, b * config.rows : (b + 1) * config.rows]
+        pairs = pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)].astype(np.int64)
+        found.append(np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1]))
+    return [np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)]
 
 
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
@@ -354,12 +369,8 @@ def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
     # Bands are independent: the workers take half of them each (for many texts).
     found = map_chunks(functools.partial(_band_pairs, config), range(config.bands),
                        min_items=1 if n >= 50_000 else config.bands + 1, chunks_per_worker=1, shared=sigs)
-    if not found:
-        return np.zeros((0, 2), dtype=np.int64)
-    pairs = np.concatenate(found).astype(np.int64)
-    pairs.sort(axis=1)
-    codes = np.unique(pairs[:, 0] * n + pairs[:, 1])  # one int64 per pair: a 1-D unique is fast
-    return np.stack([codes // n, codes % n], axis=1)
+    codes = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    return np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)
 
 
 class UnionFind:
@@ -390,10 +401,11 @@ class Clusters:
 
 def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
     """Cluster distinct normalized texts into papers."""
-    sets, sigs = shingles_and_signatures(texts, config)
-    pairs = candidate_pairs(sigs, config)
-    similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
-    uf = UnionFind(len(texts))
-    for i, j in similar.tolist():
-        uf.union(i, j)
-    return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))
+    with gc_paused():
+        sets, sigs = shingles_and_signatures(texts, config)
+        pairs = candidate_pairs(sigs, config)
+        similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
+        uf = UnionFind(len(texts))
+        for i, j in similar.tolist():
+            uf.union(i, j)
+        return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))
