@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -148,29 +149,25 @@ def one(n: int) -> dict:
         seen.setdefault(sha, (label, pid))
     ours_quality = pair_scores([v[0] for v in seen.values()], [v[1] for v in seen.values()])
 
-    # The same near-duplicate work with datasketch, on the same distinct texts.
+    # The near-duplicate work alone, ours against the baselines, on the distinct normalized
+    # texts as the near-dup stage sees them: written to a file and timed in a fresh process, so
+    # that every method runs in the same state (no build's heap around it).
     records = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
     normalized = pipeline.normalize_records(records)
-    distinct = list(dict.fromkeys(normalized))
-    label_of = {}
+    label_of: dict[str, int] = {}
     for text, label in zip(normalized, labels):
         label_of.setdefault(text, label)
-    started = time.perf_counter()
-    clusters = dedup.near_duplicate_clusters(distinct, DEFAULT_CONFIG.near_dup)
-    ours_near = time.perf_counter() - started
-    started = time.perf_counter()
-    ds_roots = datasketch_clusters(distinct, DEFAULT_CONFIG.near_dup)
-    ds_seconds = time.perf_counter() - started
-    ds_quality = pair_scores([label_of[t] for t in distinct], ds_roots)
-    assert len(clusters.roots) == len(distinct)
-
-    datatrove = datatrove_run(distinct[:DATATROVE_SUBSET], DEFAULT_CONFIG.near_dup)
-    if datatrove:
-        sub = distinct[:DATATROVE_SUBSET]
-        started = time.perf_counter()
-        dedup.near_duplicate_clusters(sub, DEFAULT_CONFIG.near_dup)
-        datatrove["ours_seconds"] = time.perf_counter() - started
-        datatrove["ratio"] = datatrove["seconds"] / datatrove["ours_seconds"]
+    del records, normalized
+    texts_file = OUT / f"distinct-{n}.pkl"
+    with open(texts_file, "wb") as fh:
+        pickle.dump((list(label_of), list(label_of.values())), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    del label_of
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--near-dup", str(texts_file)], cwd=ROOT,
+                          capture_output=True, text=True)
+    texts_file.unlink()
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr)
+    comparison = json.loads(proc.stdout.strip().splitlines()[-1])
 
     peak = max(s["peak_bytes"] for s in stages.values())
     return {
@@ -178,7 +175,7 @@ def one(n: int) -> dict:
         "dumps": len(files),
         "bytes": total_bytes,
         "papers": summary["papers"],
-        "distinct_texts": len(distinct),
+        "distinct_texts": comparison["texts"],
         "workers": __import__("neurips_abstracts.parallel", fromlist=["workers"]).workers(),
         "total_seconds": total,
         "peak_bytes": peak,
@@ -187,13 +184,46 @@ def one(n: int) -> dict:
             name: {**s, "records_per_second": n / s["seconds"], "mb_per_second": total_bytes / 1e6 / s["seconds"]}
             for name, s in stages.items()
         },
+        "near_dup": {**comparison["near_dup"], "ours_build": ours_quality},
+        "datatrove": comparison["datatrove"],
+    }
+
+
+def near_dup_comparison(texts_file: Path) -> dict:
+    """Ours, datasketch and datatrove on the same distinct texts, in this (fresh) process.
+
+    Python's cyclic garbage collector is paused for ours (the library pauses it itself) and for
+    datasketch alike, so neither pays for collections the other skips.
+    """
+    from neurips_abstracts import dedup
+    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.gc_pause import gc_paused
+
+    with open(texts_file, "rb") as fh:
+        distinct, truth = pickle.load(fh)
+    config = DEFAULT_CONFIG.near_dup
+    started = time.perf_counter()
+    clusters = dedup.near_duplicate_clusters(distinct, config)
+    ours_seconds = time.perf_counter() - started
+    with gc_paused():
+        started = time.perf_counter()
+        ds_roots = datasketch_clusters(distinct, config)
+        ds_seconds = time.perf_counter() - started
+    datatrove = datatrove_run(distinct[:DATATROVE_SUBSET], config)
+    if datatrove:
+        started = time.perf_counter()
+        dedup.near_duplicate_clusters(distinct[:DATATROVE_SUBSET], config)
+        datatrove["ours_seconds"] = time.perf_counter() - started
+        datatrove["ratio"] = datatrove["seconds"] / datatrove["ours_seconds"]
+    return {
+        "texts": len(distinct),
         "near_dup": {
-            "ours_seconds": ours_near,
+            "ours_seconds": ours_seconds,
             "datasketch_seconds": ds_seconds,
-            "speedup": ds_seconds / ours_near,
-            "ours": ours_quality,
+            "speedup": ds_seconds / ours_seconds,
+            "ours": pair_scores(truth, clusters.roots),
             "ours_stage_texts": len(distinct),
-            "datasketch": ds_quality,
+            "datasketch": pair_scores(truth, ds_roots),
         },
         "datatrove": datatrove,
     }
@@ -277,7 +307,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--near-dup", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.near_dup:
+        print(json.dumps(near_dup_comparison(args.near_dup)))
+        return
     if args.one:
         if not (OUT / f"raw-{args.one}" / ".complete").exists():
             sys.exit(f"run `python -m benchmarks.generate_cached {args.one}` first")

@@ -46,6 +46,7 @@ from .parallel import map_chunks, map_into_shared
 
 
 _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
+_POSITION = (_M1, _M2, _M3, np.uint64(0xD6E8FEB86659FD93))
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -113,11 +114,15 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def _ngram_hashes(hashes: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
     """Hash of the n words starting at each position in ``first`` of the word hashes."""
+    # Word hashes are already well mixed: a different odd multiplier per position and one
+    # final mix make the n-gram's hash (order matters: "a b c" and "b a c" differ).
     with np.errstate(over="ignore"):
-        acc = np.zeros(len(first), dtype=np.uint64)
-        for k, m in zip(range(n), (_M1, _M2, _M3) * (n // 3 + 1)):
-            acc = _mix(acc ^ (hashes[first + k] * m))
-    return acc
+        acc = hashes[first] * _M1
+        for k in range(1, n):
+            acc += hashes[first + k] * _POSITION[k % len(_POSITION)]
+            if k % len(_POSITION) == len(_POSITION) - 1:
+                acc = _mix(acc)
+    return _mix(acc)
 
 
 def _shingle_batch(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -340,22 +345,28 @@ def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.nda
     return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
 
 
+_BUCKET_BITS = 22
+
+
 def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
     """The pairs (i, j), i < j, of texts that agree on at least one band of ``bands``, each
     coded as i * texts + j, sorted, without repeats (a one-element list, for ``map_chunks``)."""
     n = sigs.shape[0]
     found = []
     for b, keys in zip(bands, band_keys(sigs, config, bands)):
-        order = np.argsort(keys)  # pairs are sorted at the end, so ties may fall in any order
-        ordered = keys[order]
-        # Most texts share no band with any other: pair up only the texts whose key repeats.
+        # Most texts share no band with any other. Counting keys by their top bits (cheap)
+        # leaves only the texts whose bucket is shared, and only those are sorted.
+        bucket = (keys >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
+        crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << _BUCKET_BITS)[bucket] > 1)
+        order = np.argsort(keys[crowded])  # pairs are sorted at the end: ties may fall in any order
+        members, ordered = crowded[order], keys[crowded][order]
         repeats = ordered[1:] == ordered[:-1]
         if not repeats.any():
             continue
-        grouped = np.zeros(n, dtype=bool)
+        grouped = np.zeros(len(members), dtype=bool)
         grouped[1:] |= repeats
         grouped[:-1] |= repeats
-        pairs = _pairs_within_groups(order[grouped], ordered[grouped])
+        pairs = _pairs_within_groups(members[grouped], ordered[grouped])
         # keys can collide: keep only pairs whose band values are really equal
         band = sigs[:, b * config.rows : (b + 1) * config.rows]
         pairs = pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)].astype(np.int64)

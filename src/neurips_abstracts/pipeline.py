@@ -84,8 +84,14 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
     return Records(dumps=tuple(kept), **cols)
 
 
-def normalize_many(texts: Sequence[str]) -> list[str]:
-    return [normalize(t) for t in texts]
+def normalize_many(texts: Sequence[str]) -> list[str | None]:
+    """Normalized texts; None where a text is already normalized, so that the caller keeps the
+    text it has instead of receiving an equal copy (from a worker, through a pipe)."""
+    out: list[str | None] = []
+    for text in texts:
+        fixed = normalize(text)
+        out.append(None if fixed == text else fixed)
+    return out
 
 
 def normalize_records(records: Records) -> list[str]:
@@ -95,7 +101,8 @@ def normalize_records(records: Records) -> list[str]:
     the others need ftfy, a hundred times slower.
     """
     distinct = list(dict.fromkeys(records.text))
-    cache = dict(zip(distinct, map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)))
+    fixed = map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)
+    cache = {text: text if new is None else new for text, new in zip(distinct, fixed)}
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
