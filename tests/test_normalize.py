@@ -59,3 +59,18 @@ def test_ascii_shortcut_equals_the_full_path(text):
 
     if "\x1b" not in text:
         assert normalize(text) == _normalize_full(text)
+
+
+def test_already_normalized_text_is_kept_not_copied(monkeypatch):
+    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.pipeline import normalize_many, normalize_records, parse
+
+    from .conftest import make_dump
+
+    assert normalize_many(["fine text", "two  spaces", "caf\u00e9", "cafe\u0301"]) == [None, "two spaces", None, "caf\u00e9"]
+    texts = [f"abstract number {i} is already normalized" for i in range(6000)] + ["needs  fixing"]
+    monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "2")  # above the threshold: workers do it
+    records = parse([("000_x.txt", make_dump(texts))], DEFAULT_CONFIG)
+    out = normalize_records(records)
+    assert all(a is b for a, b in zip(out[:6000], records.text[:6000]))  # the same objects, no copies
+    assert out[-1] == "needs fixing"

@@ -345,19 +345,17 @@ def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.nda
     return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
 
 
-_BUCKET_BITS = 22
-
-
 def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
     """The pairs (i, j), i < j, of texts that agree on at least one band of ``bands``, each
     coded as i * texts + j, sorted, without repeats (a one-element list, for ``map_chunks``)."""
     n = sigs.shape[0]
+    bits = min(22, max(8, n.bit_length() + 3))  # about 8 buckets per text: few shared by chance
     found = []
     for b, keys in zip(bands, band_keys(sigs, config, bands)):
         # Most texts share no band with any other. Counting keys by their top bits (cheap)
         # leaves only the texts whose bucket is shared, and only those are sorted.
-        bucket = (keys >> np.uint64(64 - _BUCKET_BITS)).astype(np.intp)
-        crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << _BUCKET_BITS)[bucket] > 1)
+        bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
+        crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
         order = np.argsort(keys[crowded])  # pairs are sorted at the end: ties may fall in any order
         members, ordered = crowded[order], keys[crowded][order]
         repeats = ordered[1:] == ordered[:-1]

@@ -63,6 +63,8 @@ def normalize(text: str) -> str:
         # line breaks, which step 4 turns into spaces anyway; NFC leaves ASCII alone. Most
         # abstracts are ASCII, and ftfy is the slowest step by far. A property test checks
         # that this shortcut gives what the full path gives.
+        if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+            return text  # printable ASCII, single-spaced: nothing to do (most records)
         return " ".join(_REMOVE_RE.sub("", text).split())
     return _normalize_full(text)
 

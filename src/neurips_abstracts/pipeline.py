@@ -112,12 +112,12 @@ def normalize_records(records: Records) -> list[str]:
     return out
 
 
-def render_many(abstracts: Sequence[str]) -> list[tuple[str, str | None]]:
-    """(abstract_plain, urls) of each abstract."""
+def render_many(abstracts: Sequence[str]) -> list[tuple[str, str | None, int]]:
+    """(abstract_plain, urls, word count of abstract_plain) of each abstract."""
     out = []
     for abstract in abstracts:
         plain = to_plain(abstract) or abstract
-        out.append((plain, " ".join(extract_urls(abstract)) or None))
+        out.append((plain, " ".join(extract_urls(abstract)) or None, len(plain.split())))
     return out
 
 
@@ -199,13 +199,14 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
     }
 
 
-def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | None]]:
-    """Plain text and URLs of every paper's canonical abstract, in the order of dedup["papers"]."""
+def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | None, int]]:
+    """Plain text, URLs and word count of every paper's canonical abstract, in the order of
+    dedup["papers"]."""
     return map_chunks(render_many, [normalized[p["canonical_record"]] for p in dedup["papers"]], min_items=5_000)
 
 
 def assemble(
-    records: Records, normalized: list[str], dedup: dict, rendered: list[tuple[str, str | None]]
+    records: Records, normalized: list[str], dedup: dict, rendered: list[tuple[str, str | None, int]]
 ) -> tuple[pa.Table, pa.Table]:
     occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
     occurrences = pa.Table.from_pydict(
@@ -232,7 +233,7 @@ def assemble(
         n_occ[pid] = n_occ.get(pid, 0) + 1
     dump_by_name = {d.name: d for d in records.dumps}
     rows = []
-    for p, (plain, urls) in zip(dedup["papers"], rendered):
+    for p, (plain, urls, words) in zip(dedup["papers"], rendered):
         c = p["canonical_record"]
         abstract = normalized[c]
         dump = dump_by_name[records.source_file[c]]
@@ -244,7 +245,7 @@ def assemble(
                 "abstract": abstract,
                 "abstract_plain": plain,
                 "urls": urls,
-                "word_count": len(plain.split()),
+                "word_count": words,
                 "n_occurrences": n_occ[dedup["paper_id"][c]],
                 "n_versions": p["n_versions"],
                 "first_source_file": records.source_file[p["founding_record"]],
