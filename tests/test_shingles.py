@@ -138,3 +138,15 @@ def test_workers_fork_safely_after_rensa_ran_in_this_process():
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "60000"
+
+
+def test_as_sets_groups_texts_of_very_different_lengths():
+    # One long text among many short ones: one padded matrix would be mostly padding, so the
+    # texts are sorted in groups of similar width; the sets are the same.
+    rng = np.random.default_rng(0)
+    counts = np.array([5000] + [3] * 2000 + [40] * 100, dtype=np.int64)
+    values = rng.integers(0, 50, size=counts.sum()).astype(np.uint64)
+    flat, sizes = dedup._as_sets(values, counts)
+    expected = [np.unique(v) for v in split_flat(values, counts)]
+    assert sizes.tolist() == [len(e) for e in expected]
+    assert np.array_equal(flat, np.concatenate(expected))

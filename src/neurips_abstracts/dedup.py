@@ -150,19 +150,31 @@ _PAD = np.uint64(2**64 - 1)
 def _as_sets(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each text's values sorted and without repeats (every text has at least one value).
 
-    The exact Jaccard needs sets. The texts are sorted all at once as the rows of a padded
-    matrix, which numpy sorts many times faster than one small array at a time.
+    The exact Jaccard needs sets. Texts are sorted many at once as the rows of a padded matrix,
+    which numpy sorts many times faster than one small array at a time; texts of very different
+    lengths go to different matrices, so that padding never costs more than the values.
     """
     if not len(counts):
         return values, counts
-    width = int(counts.max())
     starts = np.zeros(len(counts), dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
-    matrix = np.full((len(counts), width), _PAD, dtype=np.uint64)
-    cells = np.arange(len(values), dtype=np.int64) + np.repeat(np.arange(len(counts), dtype=np.int64) * width - starts, counts)
-    matrix.ravel()[cells] = values
-    matrix.sort(axis=1)
-    ordered = matrix.ravel()[cells]  # row-major: each text's values, sorted, in text order
+    if int(counts.max()) * len(counts) <= 4 * len(values):  # one matrix (the usual batch)
+        groups = [np.arange(len(counts))]
+    else:  # rows of similar width together: widths within a factor of two
+        width_class = np.ceil(np.log2(counts)).astype(np.int64)
+        groups = [np.flatnonzero(width_class == k) for k in np.unique(width_class)]
+    ordered = np.empty_like(values)
+    for rows in groups:
+        sizes = counts[rows]
+        width = int(sizes.max())
+        before = np.cumsum(sizes) - sizes
+        step = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(before, sizes)
+        source = np.repeat(starts[rows], sizes) + step
+        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width, sizes) + step
+        matrix = np.full((len(rows), width), _PAD, dtype=np.uint64)
+        matrix.ravel()[cells] = values[source]
+        matrix.sort(axis=1)
+        ordered[source] = matrix.ravel()[cells]
     keep = np.ones(len(ordered), dtype=bool)
     keep[1:] = ordered[1:] != ordered[:-1]
     keep[starts] = True
