@@ -293,6 +293,7 @@ def plot(results: list[dict], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     ax.loglog(ns, [r["total_seconds"] for r in results], "o-", label="build, end to end")
     ax.loglog(ns, [r["near_dup"]["datasketch_seconds"] for r in results], "s--", label="datasketch near-dup alone")
+    ax.loglog(ns, [r["near_dup"]["ours_seconds"] for r in results], "v-.", label="our near-dup alone")
     ax.loglog(ns, [r["floor_seconds"] for r in results], "^:", label="floor: read + SHA-256")
     ax.set_xlabel("raw records")
     ax.set_ylabel("seconds")

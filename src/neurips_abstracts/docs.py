@@ -93,7 +93,10 @@ def scale_block(result: dict | None) -> str:
     lines = [
         f"Run of `python -m benchmarks.scale` on this 2-core, 24 GiB machine ({runs[0]['workers']} worker processes); "
         "dumps generated from the real abstracts with a fixed seed (20% distinct papers, 10% revisions, the rest "
-        "noisy exact duplicates).",
+        "noisy exact duplicates). The near-dup row of each table is the whole stage of the build: exact duplicates "
+        "grouped, SHA-256 of every record's text, near-duplicate clustering, each version's similarity to its "
+        "paper's canonical text, all inside a process holding the whole build; the line under each table times the "
+        "clustering alone against the baselines.",
         "",
     ]
     for r in runs:
