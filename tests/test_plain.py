@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neurips_abstracts.plain import extract_urls, latex_to_text, to_plain
 
@@ -76,3 +78,26 @@ def test_island_rendering_matches_whole_text_pylatexenc_on_real_abstracts():
 def test_bare_ampersand_is_a_character():
     # pylatexenc turns a bare & (an alignment tab) into spaces
     assert to_plain("Q&A and R&D") == "Q&A and R&D"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\%&ab {}$"))))
+def test_bare_specials_escaped_as_the_regular_expression_would(text):
+    import re
+
+    from neurips_abstracts.plain import escape_bare_specials
+
+    # the definition: an even run of backslashes (maybe none) not preceded by a backslash
+    assert escape_bare_specials(text) == re.sub(r"(?<!\\)((?:\\\\)*)([%&])", r"\1\\\2", text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u3000ab$\\"))))
+def test_plain_text_white_space_collapsed_as_the_regular_expression_would(text):
+    import re
+
+    from neurips_abstracts.plain import to_plain
+
+    expected = re.sub(r"\s+", " ", text).strip()
+    assert " ".join(text.split()) == expected
+    assert to_plain(text) == " ".join(to_plain(text).split())

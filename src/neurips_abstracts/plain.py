@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_BARE_SPECIAL_RE = re.compile(r"(?<!\\)((?:\\\\)*)([%&])")
+_SPECIAL_RE = re.compile(r"[%&]")
 # Text where none of these occur is left as it is by pylatexenc.
 _TRIGGER_RE = re.compile(r"[\\{}$~%&]|``|''|--|[!?]`")
 _PLAIN_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"), ("~", "\u00a0"))
@@ -46,7 +46,6 @@ _MD_EM_RES = (
     re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_\\])_(?!\w)"),
 )
 _MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s]+)\)")
-_WHITESPACE_RE = re.compile(r"\s+")
 _URL_RE = re.compile(r"https?://[^\s<>\"{}|\\^`\[\]]+", re.IGNORECASE)
 _URL_TRAILING = ".,;:!?]}'\"*_>"
 
@@ -188,6 +187,20 @@ def _island_end(text: str, i: int) -> int:
     return j
 
 
+def escape_bare_specials(text: str) -> str:
+    """A backslash before every ``%`` and ``&`` that is not escaped already (that is, preceded
+    by an even number of backslashes, none included): abstracts mean the characters."""
+    out, last = [], 0
+    for m in _SPECIAL_RE.finditer(text):
+        i = j = m.start()
+        while j and text[j - 1] == "\\":
+            j -= 1
+        if (i - j) % 2 == 0:
+            out += (text[last:i], "\\")
+            last = i
+    return "".join(out) + text[last:]
+
+
 def _plain_specials(text: str) -> str:
     for old, new in _PLAIN_SPECIALS:
         text = text.replace(old, new)
@@ -198,7 +211,7 @@ def latex_to_text(text: str) -> str:
     """LaTeX to readable Unicode, with the workarounds listed in the module docstring."""
     if not _TRIGGER_RE.search(text):
         return text
-    escaped = _BARE_SPECIAL_RE.sub(r"\1\\\2", text) if ("%" in text or "&" in text) else text
+    escaped = escape_bare_specials(text) if ("%" in text or "&" in text) else text
     plain, islands, i, start = [], [], 0, 0
     while True:
         m = _ISLAND_START_RE.search(escaped, i)
@@ -228,7 +241,7 @@ def latex_to_text(text: str) -> str:
 
 def latex_to_text_whole(text: str) -> str:
     """Reference rendering: the whole text through pylatexenc in one piece (slow; for tests)."""
-    return _convert(_BARE_SPECIAL_RE.sub(r"\1\\\2", text))
+    return _convert(escape_bare_specials(text))
 
 
 def strip_markdown(text: str) -> str:
@@ -254,12 +267,14 @@ def to_plain(abstract: str) -> str:
     parts = _MATH_RE.split(abstract) if "$" in abstract or "\\" in abstract else [abstract]
     text = "".join(part if i % 2 else strip_markdown(part) for i, part in enumerate(parts))
     text = latex_to_text(text).replace("~", " ")
-    return _WHITESPACE_RE.sub(" ", text).strip()
+    return " ".join(text.split())  # runs of white space to one space, ends stripped
 
 
 def extract_urls(text: str) -> list[str]:
     """http(s) URLs in order of first appearance, without trailing punctuation or braces."""
     seen: dict[str, None] = {}
+    if "://" not in text:  # every URL has it; most abstracts have none
+        return []
     for match in _URL_RE.finditer(text):
         url = match.group()
         while url:
