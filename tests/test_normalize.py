@@ -74,3 +74,7 @@ def test_already_normalized_text_is_kept_not_copied(monkeypatch):
     out = normalize_records(records)
     assert all(a is b for a, b in zip(out[:6000], records.text[:6000]))  # the same objects, no copies
     assert out[-1] == "needs fixing"
+    # raw texts that normalize alike share one string
+    records = parse([("000_y.txt", make_dump(["same  text", "same text", " same\ttext"]))], DEFAULT_CONFIG)
+    a, b, c = normalize_records(records)
+    assert a == "same text" and a is b is c

@@ -102,7 +102,11 @@ def normalize_records(records: Records) -> list[str]:
     """
     distinct = list(dict.fromkeys(records.text))
     fixed = map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)
-    cache = {text: text if new is None else new for text, new in zip(distinct, fixed)}
+    # Raw texts that normalize alike (a recrawl's spacing or encoding noise) share one string:
+    # less memory, and later look-ups by text find the same object instead of comparing copies.
+    one: dict[str, str] = {}
+    cache = {text: one.setdefault(new, new) if new is not None else one.setdefault(text, text)
+             for text, new in zip(distinct, fixed)}
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
