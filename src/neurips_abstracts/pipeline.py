@@ -98,7 +98,7 @@ def normalize_records(records: Records) -> list[str]:
     """Normalized text of every record; each distinct text is normalized once, on every core.
 
     Chunks are interleaved because the cost is uneven: ASCII texts take normalize's shortcut,
-    the others need ftfy, a hundred times slower.
+    the others cost ten times more, and the few with mojibake need ftfy, a hundred times more.
     """
     distinct = list(dict.fromkeys(records.text))
     fixed = map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)
