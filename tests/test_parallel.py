@@ -21,13 +21,11 @@ def _with_shared(chunk, shared):
 def _ragged(chunk):
     values = [np.arange(x % 5, dtype=np.uint64) + np.uint64(x) for x in chunk]
     counts = np.array([len(v) for v in values], dtype=np.int64)
-    flat = np.concatenate(values) if values else np.zeros(0, dtype=np.uint64)
-    twice = np.repeat(np.array(chunk, dtype=np.int32), 2)
-    return [(flat, counts), (twice, np.full(len(chunk), 2, dtype=np.int64))]
+    return (np.concatenate(values) if values else np.zeros(0, dtype=np.uint64)), counts
 
 
 def _too_many(chunk):
-    return [(np.zeros(len(chunk) + 1, dtype=np.uint64), np.ones(len(chunk), dtype=np.int64))]
+    return np.zeros(len(chunk) + 1, dtype=np.uint64), np.ones(len(chunk), dtype=np.int64)
 
 
 @pytest.fixture
@@ -57,27 +55,26 @@ def test_below_min_items_runs_here(monkeypatch):
 @pytest.mark.parametrize("chunks_per_worker", [1, 3])
 def test_map_into_shared_equals_one_process(monkeypatch, chunks_per_worker):
     items = list(range(2000))
-    capacity = [(np.full(len(items), 5), np.uint64), (np.full(len(items), 2), np.int32)]
+    capacity = np.full(len(items), 5)
     monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "1")
-    alone, alone_extra = parallel.map_into_shared(_ragged, items, capacity, min_items=10, on_chunk=lambda out: len(out[0][1]))
+    alone, alone_counts, alone_extra = parallel.map_into_shared(_ragged, items, capacity, np.uint64, min_items=10,
+                                                                on_chunk=lambda values, counts: len(counts))
     monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "2")
     seen = []
 
-    def on_chunk(outputs):
-        (flat, counts), (twice, _) = outputs
-        seen.append((int(twice[0]) // 1, len(counts)))
-        assert len(flat) == counts.sum()
-        return len(counts)
+    def on_chunk(values, counts):
+        assert len(values) == counts.sum()
+        seen.append(len(counts))
+        return values.copy()  # a copy: the array itself is moved once all chunks are in
 
-    both, extra = parallel.map_into_shared(_ragged, items, capacity, min_items=10,
-                                           chunks_per_worker=chunks_per_worker, on_chunk=on_chunk)
-    for (a_values, a_counts), (b_values, b_counts) in zip(alone, both):
-        assert np.array_equal(a_values, b_values) and np.array_equal(a_counts, b_counts)
-    assert alone_extra == [2000] and sum(extra) == 2000 and len(extra) == 2 * chunks_per_worker
-    # each chunk was handed over once, and extra comes back in chunk order
-    assert sorted(first for first, _ in seen) == [sum(extra[:k]) for k in range(len(extra))]
+    both, both_counts, extra = parallel.map_into_shared(_ragged, items, capacity, np.uint64, min_items=10,
+                                                        chunks_per_worker=chunks_per_worker, on_chunk=on_chunk)
+    assert np.array_equal(alone, both) and np.array_equal(alone_counts, both_counts)
+    assert alone_extra == [2000] and sum(seen) == 2000 and len(extra) == 2 * chunks_per_worker
+    # each chunk was handed over once, with its own values, and extra comes back in chunk order
+    assert np.array_equal(np.concatenate(extra), both)
 
 
 def test_map_into_shared_refuses_a_capacity_that_is_not_a_bound(two_workers):
     with pytest.raises(RuntimeError, match="not an upper bound"):
-        parallel.map_into_shared(_too_many, list(range(100)), [(np.ones(100), np.uint64)], min_items=10)
+        parallel.map_into_shared(_too_many, list(range(100)), np.ones(100), np.uint64, min_items=10)

@@ -235,14 +235,10 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
     return offsets
 
 
-def _shingled(n: int, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
-    return [shingle_many(n, texts)]
-
-
 def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
     """The shingle sets of all texts, hashed on every core."""
-    [(flat, counts)], _ = map_into_shared(
-        functools.partial(_shingled, n), texts, [(_shingle_capacity(texts), np.uint64)], min_items=20_000
+    flat, counts, _ = map_into_shared(
+        functools.partial(shingle_many, n), texts, _shingle_capacity(texts), np.uint64, min_items=20_000
     )
     return ShingleSets(flat, _offsets(counts))
 
@@ -254,18 +250,14 @@ def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tupl
     as soon as the workers have written it, while they go on with the next chunks, so the two
     costs overlap instead of adding up.
     """
-
-    def sign(outputs: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        [(flat, counts)] = outputs
-        return _minhash(flat, _offsets(counts), config)
-
-    [(flat, counts)], sigs = map_into_shared(
-        functools.partial(_shingled, config.shingle_size),
+    flat, counts, sigs = map_into_shared(
+        functools.partial(shingle_many, config.shingle_size),
         texts,
-        [(_shingle_capacity(texts), np.uint64)],
+        _shingle_capacity(texts),
+        np.uint64,
         min_items=20_000,
         chunks_per_worker=4,
-        on_chunk=sign,
+        on_chunk=lambda flat, counts: _minhash(flat, _offsets(counts), config),
     )
     return ShingleSets(flat, _offsets(counts)), np.concatenate(sigs) if sigs else np.zeros((0, config.num_perm), np.uint32)
 

@@ -113,72 +113,64 @@ def _run(
     return results
 
 
-def _apply_into(fn: Callable, part: slice, starts: list[int], rooms: list[int]) -> list[tuple[int, np.ndarray]]:
-    items, dtypes, buffers = _inherited
-    out = []
-    for (values, counts), dtype, buffer, start, room in zip(fn(items[part]), dtypes, buffers, starts, rooms):
-        if len(values) > room:
-            raise RuntimeError(f"{len(values)} values for a chunk with room for {room}: capacity is not an upper bound")
-        np.frombuffer(buffer, dtype=dtype, count=len(values), offset=start * dtype.itemsize)[:] = values
-        out.append((len(values), counts))
-    return out
+def _apply_into(fn: Callable, part: slice, start: int, room: int) -> tuple[int, np.ndarray]:
+    items, dtype, buffer = _inherited
+    values, counts = fn(items[part])
+    if len(values) > room:
+        raise RuntimeError(f"{len(values)} values for a chunk with room for {room}: capacity is not an upper bound")
+    np.frombuffer(buffer, dtype=dtype, count=len(values), offset=start * dtype.itemsize)[:] = values
+    return len(values), counts
 
 
 def map_into_shared(
-    fn: Callable[[Sequence[T]], list[tuple[np.ndarray, np.ndarray]]],
+    fn: Callable[[Sequence[T]], tuple[np.ndarray, np.ndarray]],
     items: Sequence[T],
-    outputs: list[tuple[np.ndarray, np.dtype]],
+    capacity: np.ndarray,
+    dtype: np.dtype,
     min_items: int,
     chunks_per_worker: int = 1,
-    on_chunk: Callable[[list[tuple[np.ndarray, np.ndarray]]], R] | None = None,
-) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[R]]:
-    """``fn(chunk)`` returns, for each output, (values, counts): a flat array and how many of its
-    values belong to each item. Returns the same for all items, in order, and the results of
-    ``on_chunk`` for each chunk, in order.
+    on_chunk: Callable[[np.ndarray, np.ndarray], R] | None = None,
+) -> tuple[np.ndarray, np.ndarray, list[R]]:
+    """``fn(chunk)`` returns (values, counts): a flat array and how many of its values belong to
+    each item. Returns the same for all items, in order, and the result of ``on_chunk(values,
+    counts)`` for each chunk, in order.
 
-    ``outputs`` gives, for each output, the most values an item can have and their dtype. Each
-    worker writes its values straight into memory shared with this process, at the start of its
-    chunk's room; the chunks are then moved together in place. Nothing but the counts is copied
-    through a pipe. ``on_chunk`` runs here on each chunk's outputs as soon as they are written,
-    while the workers go on with the next chunks (it must not keep the arrays it is given).
+    ``capacity`` is the most values an item can have. Each worker writes its values straight
+    into memory shared with this process, at the start of its chunk's room; the chunks are then
+    moved together in place. Nothing but the counts is copied through a pipe. ``on_chunk`` runs
+    here on each chunk's output as soon as it is written, while the workers go on with the next
+    chunks (it must not keep the arrays it is given).
     """
     n = workers()
     if n == 1 or len(items) < min_items:
-        out = fn(items)
-        return out, ([on_chunk(out)] if on_chunk else [])
+        values, counts = fn(items)
+        return values, counts, ([on_chunk(values, counts)] if on_chunk else [])
     k = n * chunks_per_worker
     size = -(-len(items) // k)
     parts = [slice(i, min(i + size, len(items))) for i in range(0, len(items), size)]
-    rooms, dtypes, buffers = [], [], []
-    for capacity, dtype in outputs:
-        room = np.zeros(len(items) + 1, dtype=np.int64)
-        np.cumsum(np.asarray(capacity, dtype=np.int64), out=room[1:])
-        rooms.append(room)
-        dtypes.append(np.dtype(dtype))
-        # Anonymous shared memory: inherited by the forked workers, not limited by /dev/shm's
-        # size; pages never written are never allocated.
-        buffers.append(mmap.mmap(-1, max(1, int(room[-1]) * dtypes[-1].itemsize)))
-    starts = [[int(room[p.start]) for room in rooms] for p in parts]
-    spaces = [[int(room[p.stop] - room[p.start]) for room in rooms] for p in parts]
-    views = [np.frombuffer(b, dtype=d, count=int(r[-1])) for b, d, r in zip(buffers, dtypes, rooms)]
+    dtype = np.dtype(dtype)
+    room = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(capacity, dtype=np.int64), out=room[1:])
+    # Anonymous shared memory: inherited by the forked workers, not limited by /dev/shm's size;
+    # pages never written are never allocated.
+    buffer = mmap.mmap(-1, max(1, int(room[-1]) * dtype.itemsize))
+    everything = np.frombuffer(buffer, dtype=dtype, count=int(room[-1]))
+    starts = [int(room[p.start]) for p in parts]
     extra: list = [None] * len(parts)
 
-    def arrived(c: int, sent: list[tuple[int, np.ndarray]]) -> None:
+    def arrived(c: int, sent: tuple[int, np.ndarray]) -> None:
         if on_chunk is not None:
-            extra[c] = on_chunk([(v[s : s + count], counts) for v, s, (count, counts) in zip(views, starts[c], sent)])
+            extra[c] = on_chunk(everything[starts[c] : starts[c] + sent[0]], sent[1])
 
-    sent = _run(fn, parts, n, (items, dtypes, buffers), task=_apply_into, args=(starts, spaces), on_result=arrived)
-    results = []
-    for o, (everything, dtype, buffer) in enumerate(zip(views, dtypes, buffers)):
-        end = 0
-        for start, chunk in zip(starts, sent):
-            count = chunk[o][0]
-            if start[o] != end:  # close the gap left after the previous chunk
-                everything[end : end + count] = everything[start[o] : start[o] + count].copy()
-            end += count
-        _release(buffer, end * dtype.itemsize)
-        results.append((everything[:end], np.concatenate([chunk[o][1] for chunk in sent])))
-    return results, extra
+    sent = _run(fn, parts, n, (items, dtype, buffer), task=_apply_into,
+                args=(starts, [int(room[p.stop]) - int(room[p.start]) for p in parts]), on_result=arrived)
+    end = 0
+    for start, (count, _) in zip(starts, sent):
+        if start != end:  # close the gap left after the previous chunk
+            everything[end : end + count] = everything[start : start + count].copy()
+        end += count
+    _release(buffer, end * dtype.itemsize)
+    return everything[:end], np.concatenate([counts for _, counts in sent]), extra
 
 
 def _release(buffer: mmap.mmap, keep: int) -> None:
