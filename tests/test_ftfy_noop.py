@@ -142,3 +142,12 @@ def test_width_map_characters_are_all_fixer_characters():
     # fix_character_width acts on exactly the keys of ftfy's width map: all of them count.
     for c in list(chardata.WIDTH_MAP)[:: max(1, len(chardata.WIDTH_MAP) // 50)]:
         assert not UNCHANGED("a" + chr(c) + "b")
+
+
+def test_a_parser_that_fails_means_no_shortcut(monkeypatch):
+    # re._parser is private to Python; if a future version changes it, the build must still work.
+    def broken(*args, **kwargs):
+        raise AttributeError("changed")
+
+    monkeypatch.setattr(ftfy_noop._sre_parse, "parse", broken)
+    assert ftfy_noop._shape() is None

@@ -97,7 +97,14 @@ def _char_class(codepoints) -> str:
     return "[" + "".join(re.escape(chr(c)) for c in sorted(codepoints)) + "]"
 
 
-_SHAPE = _analyse(badness.BADNESS_RE)
+def _shape() -> tuple[frozenset[int], int] | None:
+    try:
+        return _analyse(badness.BADNESS_RE)
+    except Exception:  # the parser is private to Python: if it ever changes, fall back to ftfy
+        return None
+
+
+_SHAPE = _shape()
 EXACT = _SHAPE is not None
 ANCHORS, WIDTH = _SHAPE if _SHAPE else (frozenset(), 0)
 _ANCHOR_RE = re.compile(_char_class(ANCHORS)) if EXACT else None
