@@ -115,9 +115,7 @@ def pair_scores(truth: list[int], predicted: list[str]) -> dict:
 
 def one(n: int) -> dict:
     """Everything for one size, in this (fresh) process."""
-    import numpy as np
-
-    from neurips_abstracts import dedup, pipeline
+    from neurips_abstracts import pipeline
     from neurips_abstracts.build import build
     from neurips_abstracts.config import DEFAULT_CONFIG
     from neurips_abstracts.load import read_raw

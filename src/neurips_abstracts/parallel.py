@@ -27,7 +27,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _NOTHING = object()
-_inherited: tuple = ()  # (items, shared, output buffer) of the pool being forked
+_inherited: tuple = ()  # what the pool being forked inherits: its items and the rest its task needs
 _fork_lock = threading.Lock()  # one pool forks at a time, so each inherits its own input
 
 

@@ -100,7 +100,7 @@ def statistics_block(r: Release) -> str:
         f"- Dumps read: {s['dumps']}; raw records: {s['records']}; papers: {s['papers']}",
         f"- Duplicates: {s['duplicates']} ({s['relations']['exact_duplicate']} exact, "
         f"{s['relations']['near_duplicate']} near); papers with more than one version: {s['papers_with_revisions']}",
-        f"- Near-duplicate similarity to the canonical text: "
+        "- Near-duplicate similarity to the canonical text: "
         + (f"min {near['min']:.3f}, median {near['median']:.3f}" if near else "no near duplicates in this build"),
         f"- Words per abstract: {_q(s, 'word_count')}",
         f"- Characters per abstract: {_q(s, 'abstract_chars')}",
