@@ -11,9 +11,11 @@ from pathlib import Path
 from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
-from .load import read_raw
+from .errors import DumpError
+from .load import read_meta, read_raw
 from .manifest import build_manifest, dataset_version
 from .pipeline import BuildResult, no_timer, run
+from .previous import PreviousRelease, first_difference, is_release, read_previous
 from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_text
@@ -22,23 +24,69 @@ MANIFEST = "build_manifest.json"
 STAGES = ("read", "parse", "normalize", "near-dup", "plain text", "assemble", "contracts", "write")
 
 
-def produce(raw_dir: str | Path, config: BuildConfig = DEFAULT_CONFIG, stage: Callable = no_timer) -> BuildResult:
-    """Run every stage and the contracts, without writing anything."""
+BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
+
+
+def previous_release(raw_dir: str | Path, previous: str | Path | None = BESIDE_RAW) -> PreviousRelease | None:
+    """The release whose ids a build keeps: ``previous`` itself, or by default the ``dist/``
+    beside ``raw_dir`` if it holds one; None means this build is the first release."""
+    if previous is None:
+        return None
+    if previous == BESIDE_RAW:
+        beside = Path(raw_dir).parent / "dist"
+        return read_previous(beside) if is_release(beside) else None
+    try:
+        return read_previous(previous)
+    except ValueError as exc:
+        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
+
+
+def _refuse_edited(files: list[tuple[str, bytes]], previous: PreviousRelease | None) -> None:
+    """A published dump whose bytes changed: DumpError at the first line that differs."""
+    import hashlib
+
+    for name, data in files:
+        published = previous.dump_sha256.get(name) if previous else None
+        if published is not None and hashlib.sha256(data).hexdigest() != published:
+            line = first_difference(previous.path, name, data)
+            where = f"; first difference in the record at line {line}" if line else ""
+            raise DumpError(
+                name,
+                f"bytes differ from the dump published in release {previous.version}{where}: dumps are immutable "
+                "once published; restore it (git checkout) and add the new version with `python build_dataset.py add`",
+                line,
+            )
+
+
+def produce(
+    raw_dir: str | Path,
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    previous: str | Path | None = BESIDE_RAW,
+) -> BuildResult:
+    """Run every stage and the contracts, without writing anything.
+
+    Paper ids are anchored to the ``previous`` release (see ``previous_release``)."""
     from .contracts import check
 
-    def read():
+    prev = previous_release(raw_dir, previous)
+    version = dataset_version()
+
+    def inputs() -> dict:
         with stage("read"):
-            return read_raw(raw_dir)
+            files = read_raw(raw_dir)
+            _refuse_edited(files, prev)
+            return {"files": files, "meta": read_meta(raw_dir, [name for name, _ in files])}
 
     # No name here holds the files' bytes, so run() frees them once they are parsed.
-    result = run(read(), config, stage)
+    result = run(config=config, stage=stage, previous=prev, version=version, **inputs())
     with stage("contracts"):
-        check(result.papers, result.occurrences, result.stats["records"])
+        check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
     return result
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
-    tables = {"papers": result.papers, "occurrences": result.occurrences}
+    tables = {"papers": result.papers, "occurrences": result.occurrences, "ids": result.ids}
     data = {}
     for name in TABLES:
         path = out / data_path(name)
@@ -51,7 +99,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
             nbytes=tables[name].nbytes,
         )
     statistics = compute_stats(result.papers, result.occurrences)
-    manifest = build_manifest(result.dumps, config, result.stats, statistics)
+    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta)
     changelog = release.CHANGELOG.read_text(encoding="utf-8")
     r = release.Release(dataset_version(), config, statistics, manifest, data, changelog)
     write_text(out / MANIFEST, dumps_json(manifest))
@@ -65,15 +113,21 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
 
 
 def build(
-    raw_dir: str | Path = "raw", out: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, stage: Callable = no_timer
+    raw_dir: str | Path = "raw",
+    out: str | Path = "dist",
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    previous: str | Path | None = BESIDE_RAW,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
-    Returns the build statistics plus ``seconds``. ``stage(name)`` wraps each stage (timings).
+    Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
+    ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
+    ``stage(name)`` wraps each stage (timings).
     """
     started = time.perf_counter()
     with gc_paused():
-        result = produce(raw_dir, config, stage)
+        result = produce(raw_dir, config, stage, previous)
         with stage("write"):
             atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config))
     return {**result.stats, "seconds": round(time.perf_counter() - started, 3)}
@@ -93,13 +147,14 @@ def diff_dirs(expected: Path, actual: Path) -> list[str]:
 def check(
     raw_dir: str | Path = "raw", dist: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, docs: bool = True
 ) -> list[str]:
-    """Rebuild into a temporary folder; return the stale files: those of ``dist`` (as
-    ``dist/<path>``) and, with ``docs``, the project's generated DATASHEET.md and README.md."""
+    """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
+    files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
+    DATASHEET.md and README.md."""
     from .docs import stale
 
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "dist"
-        build(raw_dir, fresh, config)
+        build(raw_dir, fresh, config, previous=dist if is_release(dist) else None)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]
         return found + (stale(fresh) if docs else [])

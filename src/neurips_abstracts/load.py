@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import DumpError
+from .sidecar import SUFFIX as SIDECAR_SUFFIX
+from .sidecar import DumpMeta, read_sidecars
 
 DUMP_SUFFIX = ".txt"
 
@@ -25,6 +27,10 @@ def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
         name = path.name
         if name.startswith("."):
             continue
+        if name.endswith(SIDECAR_SUFFIX) and not path.is_symlink() and path.is_file():
+            if not (raw / (name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX)).is_file():
+                raise DumpError(name, f"metadata file without its dump {name[: -len(SIDECAR_SUFFIX)]}{DUMP_SUFFIX}")
+            continue  # a dump's metadata: read by read_meta
         if path.is_symlink():
             target = path.resolve()
             if not target.is_relative_to(root):
@@ -39,3 +45,12 @@ def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
     if not files:
         raise DumpError(str(raw_dir), f"no {DUMP_SUFFIX} dumps found")
     return files
+
+
+def read_meta(raw_dir: str | Path, names: list[str]) -> dict[str, DumpMeta | None]:
+    """Each dump's metadata file (``sidecar``), None where a dump has none."""
+    try:
+        return read_sidecars(Path(raw_dir), names)
+    except ValueError as exc:
+        name, _, message = str(exc).partition(": ")
+        raise DumpError(name, message) from None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .config import BuildConfig
 from .parse import Dump
+from .sidecar import DumpMeta
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
@@ -28,9 +29,21 @@ def shaping_versions() -> dict[str, str]:
     return {name: version(name) for name in SHAPING_PACKAGES}
 
 
-def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict) -> dict:
+def build_manifest(
+    dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict, meta: dict[str, DumpMeta]
+) -> dict:
+    """Inputs in added order, each with what its metadata file says."""
     inputs = [
-        {"file": d.name, "sha256": d.sha256, "records": d.n_records, "venue": d.venue, "year": d.year}
+        {
+            "file": d.name,
+            "sha256": d.sha256,
+            "records": d.n_records,
+            "venue": d.venue,
+            "year": d.year,
+            "added": meta[d.name].added,
+            "crawled_at": meta[d.name].crawled_at,
+            "source_url": meta[d.name].source_url,
+        }
         for d in dumps
     ]
     fingerprinted = {

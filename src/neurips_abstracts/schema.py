@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-TABLES = ("papers", "occurrences")
+TABLES = ("papers", "occurrences", "ids")
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
 
 _ARROW_TYPES = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_()}
