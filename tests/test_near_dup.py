@@ -12,6 +12,7 @@ from neurips_abstracts.build import build, diff_dirs
 from neurips_abstracts.config import DEFAULT_CONFIG, BuildConfig
 from neurips_abstracts.contracts import check
 from neurips_abstracts.dedup import jaccard, shingles
+from neurips_abstracts.identity import new_paper_id
 from neurips_abstracts.normalize import normalize
 from neurips_abstracts.pipeline import run
 from neurips_abstracts.write import data_path
@@ -112,7 +113,7 @@ def test_chain_follows_union_find_rule(real):
     assert occ["000_a.txt"]["relation"] == "near_duplicate"
     assert occ["000_a.txt"]["similarity"] == pytest.approx(sim(A, C)) and occ["000_a.txt"]["similarity"] < THRESHOLD
     # the id is the founding occurrence's (A's), so it did not move when B and C arrived
-    assert paper["paper_id"] == occ["000_a.txt"]["text_sha256"][:16]
+    assert paper["paper_id"] == new_paper_id(occ["000_a.txt"]["source_sha256"], occ["000_a.txt"]["record_index"])
 
 
 def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):
@@ -148,7 +149,7 @@ def test_nothing_lost_under_random_dumps(data):
     result = run(files, BuildConfig())
     n_records = sum(len(raw.split(b"\n\n")) - 1 for _, raw in files)
     assert result.occurrences.num_rows == n_records == result.stats["records"]
-    check(result.papers, result.occurrences, n_records)
+    check(result.papers, result.occurrences, n_records, result.ids)
     # every distinct base text picked is exactly one paper, whether or not its revision came too
     picked = {t for _, raw in files for t in raw.decode().split("\n\n")[1:]}
     bases = {t if t in pool else next(p for p in pool if revise(p) == t) for t in picked}

@@ -28,6 +28,7 @@ def main() -> None:
     \b
     Example:
         python build_dataset.py            # same as: build --raw raw --out dist
+        python build_dataset.py add FILE   # add a dump to raw/, with its metadata file
         python build_dataset.py check      # is the committed dist/ up to date?
     """
 
@@ -58,13 +59,20 @@ def _fail(exc: Exception) -> None:
 @main.command()
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
 @click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write (replaced whole).")
-def build(raw_dir: str, out_dir: str) -> None:
+@click.option("--previous", "previous_dir", default=None,
+              help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
+@click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool) -> None:
     """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
+
+    Every paper id of the previous release is kept (as a paper, merged into one, or removed);
+    see the card's "Stable ids".
 
     \b
     Example:
         python build_dataset.py build --raw raw --out dist
     """
+    from .build import BESIDE_RAW
     from .build import build as run_build
 
     from .docs import refresh
@@ -72,7 +80,8 @@ def build(raw_dir: str, out_dir: str) -> None:
 
     try:
         with stage_progress() as stage:
-            s = run_build(raw_dir, out_dir, stage=stage)
+            previous = None if first_release else (previous_dir or BESIDE_RAW)
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if Path(out_dir).resolve() == PROJECT_ROOT / "dist":
@@ -83,6 +92,39 @@ def build(raw_dir: str, out_dir: str) -> None:
         f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
         f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
     )
+    ids = s["ids"]
+    click.echo(f"ids: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
+
+
+@main.command()
+@click.argument("path")
+@click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
+@click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder to add the dump to.")
+def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str) -> None:
+    """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
+
+    Refuses (exit 1, RAW untouched) whatever `validate` calls an error, naming file and line.
+    Otherwise writes RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its
+    SHA-256) and RAW/NNN_<hex>.json (sha256, crawl date, source URL, date added) and prints the
+    warnings. Commit both files and open a pull request.
+
+    \b
+    Example:
+        python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28
+    """
+    from .add import AddError, add_dump
+
+    try:
+        dump, sidecar, findings = add_dump(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+    except AddError as exc:
+        for f in exc.findings:
+            click.echo(f.text(), err=True)
+        _fail(exc)
+    for f in findings:
+        click.echo(f.text(), err=True)
+    click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
+    click.echo(f"next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit, then open a pull request")
 
 
 @main.command()

@@ -134,7 +134,7 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
     """Findings for the dump files (or folders of them) in ``paths``, compared with ``raw_dir``."""
     files: list[Path] = []
     for p in map(Path, paths):
-        files.extend(sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))) if p.is_dir() else files.append(p)
+        files.extend(sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith(".") and not _is_sidecar(q))) if p.is_dir() else files.append(p)
     others: dict[str, str] = {}
     raw = Path(raw_dir)
     if raw.is_dir():
@@ -150,7 +150,16 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
         found = dump_findings(f.name, data, config, others)
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
         others.setdefault(sha, f.name)
+    from .add import metadata_findings
+
+    in_raw = [f.name for f in files if f.exists() and raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt"]
+    findings.extend(metadata_findings(raw, in_raw))
     return findings
+
+
+def _is_sidecar(path: Path) -> bool:
+    """A dump's metadata file (see ``sidecar``), checked with its dump."""
+    return path.suffix == ".json" and path.with_suffix(".txt").is_file()
 
 
 def as_json(findings: list[Finding]) -> str:
