@@ -90,7 +90,7 @@ def test_changelog_entry_written_once(builds, tmp_path):
     write_changelog(d, log)
     text = log.read_text()
     assert text.index("## 1.1.0") < text.index("## 1.0.0")
-    assert "Papers: 36 → 38 (2 added, 0 removed, 1 with a revised abstract)." in text
+    assert "Papers: 36 → 38 (2 added, 0 merged into older papers, 0 removed, 1 with a revised abstract)." in text
     with pytest.raises(ValueError, match="already has an entry"):
         write_changelog(d, log)
 

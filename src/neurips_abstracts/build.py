@@ -130,7 +130,8 @@ def build(
         result = produce(raw_dir, config, stage, previous)
         with stage("write"):
             atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config))
-    return {**result.stats, "seconds": round(time.perf_counter() - started, 3)}
+    events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
+    return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def _files(root: Path) -> set[str]:

@@ -92,8 +92,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
         f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
     )
-    ids = s["ids"]
-    click.echo(f"ids: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
+    ids = s["id_changes"]
+    click.echo(f"ids since the previous release: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
 
 
 @main.command()

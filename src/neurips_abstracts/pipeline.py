@@ -349,11 +349,12 @@ def run(
         "near_dup_candidate_pairs": dedup["n_candidate_pairs"],
         "near_dup_merged_pairs": dedup["n_merged_pairs"],
         "relations": relations,
+        # From the ids table, not from what changed since the previous build: a rebuild on its
+        # own release must give the same bytes.
         "ids": {
-            "added": len(identity.added),
-            "merged": len(identity.merged),
-            "removed": len(identity.removed),
-            "retired_total": sum(r.status != "current" for r in identity.ids),
+            **{status: sum(r.status == status for r in identity.ids) for status in ("current", "merged", "removed")},
+            "first_published_in_this_version": sum(r.first_release == version for r in identity.ids),
+            "retired_in_this_version": sum(r.retired_release == version for r in identity.ids),
         },
     }
     return BuildResult(papers, occurrences, ids, records.dumps, records.meta, identity, stats)
