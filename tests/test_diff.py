@@ -49,7 +49,7 @@ def test_diff_reports_each_change(builds):
     assert (n["papers"] - o["papers"], n["occurrences"] - o["occurrences"]) == (2, 4)
     assert (n["near_duplicate"] - o["near_duplicate"], n["exact_duplicate"] - o["exact_duplicate"]) == (1, 1)
     md = to_markdown(d)
-    assert "### Papers added (2)" in md and "### Papers changed (1)" in md and "| papers | 36 | 38 | +2 |" in md
+    assert "### Papers added (new ids) (2)" in md and "### Papers changed (1)" in md and "| papers | 36 | 38 | +2 |" in md
 
 
 def test_diff_cli_markdown_and_json(builds):
