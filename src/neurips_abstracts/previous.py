@@ -54,7 +54,8 @@ def read_previous(path: str | Path) -> PreviousRelease:
     occ = pq.read_table(p / data_path("occurrences"), columns=["occurrence_id", "paper_id", "source_file", "source_sha256"],
                         use_threads=False)
     paper_of = dict(zip(occ["occurrence_id"].to_pylist(), occ["paper_id"].to_pylist()))
-    dump_sha = dict(zip(occ["source_file"].to_pylist(), occ["source_sha256"].to_pylist()))
+    files = occ.select(["source_file", "source_sha256"]).group_by(["source_file", "source_sha256"], use_threads=False).aggregate([])
+    dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
     papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
