@@ -82,9 +82,11 @@ _ACCENTED_RE = re.compile(r"\\(?:['`^\"~=.]|[cvuHrkbdt](?![A-Za-z]))\s*\{?\s*([A
 _NOT_CONTENT_RE = re.compile(r"\\(?:(?:label|hspace|vspace|begin|end|unicode)\*?\s*\{[^{}]*\}|(textcolor|colorbox|color)\s*\{[^{}]*\})")
 _MATH_RE = re.compile(r"\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
 _SCRIPT_GROUP_RE = re.compile(r"[\^_]\s*\{")
-_SOURCE_PAREN_SCRIPT_RE = re.compile(r"[\^_]\s*\{?\s*\(")
 _OUT_SCRIPT_RE = re.compile(r"[\^_]\(")
-_UNICODE_SCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
+_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
+_UNICODE_SCRIPTS = _SUPERSCRIPTS + _SUBSCRIPTS
+_UNICODE_SCRIPT_RUN_RE = re.compile(f"[{_SUPERSCRIPTS}]+|[{_SUBSCRIPTS}]+")
 _UNICODE_RUN_RE = re.compile(f"[{_UNICODE_SCRIPTS}]{{2,}}")
 _GLUED_SCRIPT_RE = re.compile(r"(?<=\S)[\^_](?!\()([^\W_]{2,})")
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
@@ -106,18 +108,24 @@ def load_corpora() -> list[tuple[str, str]]:
 
 
 def fold(text: str) -> str:
-    """NFKD without combining marks: ℝ -> R, é -> e, x² -> x2."""
+    """NFKD without combining marks, a script apart from what precedes it: ℝ -> R, é -> e,
+    10⁸ -> 10 8."""
+    if not text.isascii():
+        text = _UNICODE_SCRIPT_RUN_RE.sub(r" \g<0> ", text)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
-_SOURCE_TOKEN_RE = re.compile(r"\\([A-Za-z]+)\s*|\\.|\}\s*\{|\$\$|[{}$]|[^\\{}$]+", re.S)
+_SOURCE_TOKEN_RE = re.compile(r"\\([A-Za-z]+)\s*|\\.|\}\s*\{|\$\$|[{}$]|[\^_]\s*(?:[A-Za-z0-9]|\{\s*[A-Za-z0-9]\s*\})|[^\\{}$^_]+|[\^_]", re.S)
+_DOUBLED_RE = re.compile(r"\\\\(?=([A-Za-z]+))")
 _HREF_TWICE_RE = re.compile(r"\\href\{([^{}]*)\}\{\1\}")
 
 
 def _source_words(source: str) -> tuple[Counter, Counter]:
     """Tokens of the source as a reader sees them (markup removed, so that \\textbf{V}ideo is
     "Video"): those touching math or a brace group, and the others."""
-    text = _HREF_TWICE_RE.sub(r"\\url{\1}", source)  # a link whose text is its URL shows it once
+    text = fold(_HREF_TWICE_RE.sub(r"\\url{\1}", source))  # a link whose text is its URL shows it once
+    # an over-escaped abstract writes \\\\textit for \\textit; a line break is never followed by a macro name
+    text = _DOUBLED_RE.sub(lambda m: "\\" if m[1] in known_macros() and len(m[1]) > 1 else m[0], text)
     text = _NOT_CONTENT_RE.sub(lambda m: f"\\{m[1]}" if m[1] else " ", _ACCENTED_RE.sub(r"\1", text))
     chars: list[str] = []
     inner: list[bool] = []
@@ -142,6 +150,8 @@ def _source_words(source: str) -> tuple[Counter, Counter]:
             depth += 1
         elif tok == "}":
             depth = max(0, depth - 1)
+        elif tok[0] in "^_" and len(tok) > 1 and math:
+            piece = f" {tok.rstrip('} ')[-1]} "  # a script is one character: x_ij is x_i j
         elif tok[0] == "}":
             piece = " "  # between two arguments: \\frac{a}{b}
         elif tok[0] == "\\":
@@ -170,6 +180,7 @@ def dropped(source: str, plain: str) -> list[str]:
 def ambiguous_scripts(source: str, plain: str) -> list[str]:
     """(b): multi-character script groups left ungrouped, and scripts glued to what follows."""
     out = []
+    enclosed = len(re.findall(r"[\^_]\s*\(", source))  # x^(t): written grouped
     multi = 0
     for m in _SCRIPT_GROUP_RE.finditer(source):
         depth, j = 0, m.end() - 1
@@ -179,16 +190,20 @@ def ambiguous_scripts(source: str, plain: str) -> list[str]:
             if depth == 0:
                 break
             j += 1
-        body = re.sub(r"\\[A-Za-z]+\s*", "x", source[m.end() : j]).replace(" ", "")
-        body = body.replace("{", "").replace("}", "")
-        if len(body) > 1 and not body.isdigit() and not (body[0] == "(" and body[-1] == ")"):
-            multi += 1
-    shown = len(_OUT_SCRIPT_RE.findall(plain)) + len(_UNICODE_RUN_RE.findall(plain)) - len(_SOURCE_PAREN_SCRIPT_RE.findall(source))
+        body = re.sub(r"\\([A-Za-z]+)\s*", lambda b: "" if b[1] in STYLE else "x", source[m.end() : j])
+        body = body.replace(" ", "").replace("{", "").replace("}", "")
+        if len(body) > 1 and not body.isdigit():
+            if body[0] == "(" and body[-1] == ")" and body.count("(") == 1:
+                enclosed += 1
+            else:
+                multi += 1
+    shown = len(_OUT_SCRIPT_RE.findall(plain)) + len(_UNICODE_RUN_RE.findall(plain)) - enclosed
     out += ["ungrouped multi-character script"] * max(0, multi - max(0, shown))
     words = set(source.split())
     for m in _GLUED_SCRIPT_RE.finditer(plain):
         token = plain[plain.rfind(" ", 0, m.start()) + 1 : (plain.find(" ", m.end()) + 1 or len(plain) + 1) - 1]
-        if m[1].isdigit() or "://" in token or token in words or token.strip(".,;:()[]") in source:
+        arg = m[1].rstrip(_UNICODE_SCRIPTS)
+        if len(arg) < 2 or arg.isdigit() or "://" in token or token in words or token.strip(".,;:()[]") in source:
             continue
         out.append(token)
     return out

@@ -86,7 +86,7 @@ def symbols() -> dict[str, str]:
     out.update({"|": "‖", "Vert": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|", "mid": "|",
                 "{": "{", "}": "}", "lbrace": "{", "rbrace": "}", "%": "%", "&": "&", "#": "#", "$": "$", "_": "_",
                 "prime": "′", "colon": ":", "over": "/", "textbackslash": "\\", "backslash": "\\", "item": "•",
-                "LaTeX": "LaTeX", "TeX": "TeX", "textemdash": "—", "textendash": "–", "eps": "ε"})
+                "LaTeX": "LaTeX", "TeX": "TeX", "textemdash": "—", "textendash": "–"})
     return out
 
 
@@ -283,14 +283,14 @@ class _Renderer:
                 pieces.append(self._verbatim(node[1:], nodes, k, math))
                 if node.startswith("\x00\\href"):
                     k = self._skip_arg(nodes, k)
+            elif (node in ("^", "_") or math and node == "\\_") and (math or (k < len(nodes) and isinstance(nodes[k], list))):
+                # In text only a script with a brace group (x^{2k}) is one: snake_case is not.
+                # In math, \\_ is a subscript escaped for markdown.
+                body, k = self._operand(nodes, k, True)
+                if body:
+                    pieces.append(_script(node[-1], body))
             elif node.startswith("\\"):
                 k = self._macro(node, nodes, k, math, pieces)
-            elif node in ("^", "_") and (math or (k < len(nodes) and isinstance(nodes[k], list))):
-                # in text, only a script with a brace group (x^{2k}) is one: snake_case is not
-                arg, k = self._next_arg(nodes, k)
-                body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], True).strip()
-                if body:
-                    pieces.append(_script(node, body))
             elif node == "~":
                 pieces.append((" ", 0))
             elif math:
@@ -298,6 +298,16 @@ class _Renderer:
             else:
                 pieces.append((_text(node), 0))
         return _join(pieces)
+
+    def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
+        """A script's argument: one character, a group, or a macro with its own arguments
+        (x_\\text{max}, d^\\frac{5}{4})."""
+        arg, k = self._next_arg(nodes, k)
+        if isinstance(arg, str) and arg.startswith("\\") and not arg.startswith("\x00"):
+            sub: list[tuple[str, int]] = []
+            k = self._macro(arg, nodes, k, math, sub)
+            return _join(sub).strip(), k
+        return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
 
     def _skip_arg(self, nodes: list, k: int) -> int:
         return self._next_arg(nodes, k)[1]
