@@ -67,8 +67,9 @@ _MATH_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "wid
 _MATH_ENVS = frozenset("equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
 _ALPHABETS = {"mathbb": "DOUBLE-STRUCK", "mathcal": "SCRIPT", "mathscr": "SCRIPT", "mathfrak": "FRAKTUR", "Bbb": "DOUBLE-STRUCK"}
 # Flags of a rendered piece: a word is kept apart from letters, digits and closing brackets
-# around it; a one-character script from letters and digits after it; a script sticks to its base.
-_WORD, _SHORT_SCRIPT, _ATTACHED = 1, 2, 4
+# around it; a script written with ^ or _ from letters and digits after it; a script sticks to
+# its base.
+_WORD, _SPACED_SCRIPT, _ATTACHED = 1, 2, 4
 _CLOSE = ")]}⟩"
 
 
@@ -222,17 +223,15 @@ _SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"
 
 def _script(marker: str, body: str) -> tuple[str, int]:
     """A super- or subscript: digits as Unicode digits (n², x₁₀), primes as they are (x′), one
-    character after the marker (x_i, flagged so that a letter after it gets a space) and
-    anything longer in parentheses (n^(d+1))."""
+    character after the marker (x_i) and anything longer in parentheses (n^(d+1)). A letter or
+    digit after a script written with a marker gets a space (x_i y, log^(1-ε) n)."""
     if set(body) <= set("′'"):
         return body, _ATTACHED
     if body.isascii() and body.isdigit():
         return body.translate(_SUPERSCRIPT_DIGITS if marker == "^" else _SUBSCRIPT_DIGITS), _ATTACHED
-    if _enclosed(body):
-        return marker + body, _ATTACHED
-    if _atom(body):
-        return marker + body, _ATTACHED | _SHORT_SCRIPT
-    return f"{marker}({body})", _ATTACHED
+    if _enclosed(body) or _atom(body):
+        return marker + body, _ATTACHED | _SPACED_SCRIPT
+    return f"{marker}({body})", _ATTACHED | _SPACED_SCRIPT
 
 
 class _Renderer:
@@ -487,7 +486,7 @@ def _join(pieces: list[tuple[str, int]]) -> str:
                 pass
             elif flags & _WORD and (last.isalnum() or last in _CLOSE or unicodedata.combining(last)):
                 out.append(" ")
-            elif prev_flags & (_WORD | _SHORT_SCRIPT) and first.isalnum():
+            elif prev_flags & (_WORD | _SPACED_SCRIPT) and first.isalnum():
                 out.append(" ")
         out.append(text)
         prev, prev_flags = text, flags
