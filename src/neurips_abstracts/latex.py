@@ -8,9 +8,9 @@ shapes the output. The rules, each tested:
 
 * an unknown macro keeps its name (``\\diag`` -> "diag") and its brace arguments (in math as
   ``name(a, b)``); only formatting and spacing macros vanish, and only their markup;
-* a super- or subscript longer than one character is parenthesized (``n^(d+1)``), and a script
-  of one character is followed by a space before a letter or digit (``x_i y``), so that its
-  extent is never in doubt;
+* a super- or subscript of digits is written in Unicode digits (``n²``, ``x₁``), one longer than
+  one character is parenthesized (``n^(d+1)``), and a letter or digit after a script written
+  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt;
 * operator names (``\\log``, ``\\max``, ``\\operatorname{..}``) and unknown macro names are
   separated by a space from a letter, digit or closing bracket next to them;
 * ``\\frac{a+b}{c}`` -> "(a+b)/c", ``\\sqrt{x+1}`` -> "√(x+1)", accents combine (``\\tilde{O}``
@@ -35,7 +35,6 @@ _URL_SPLIT_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[
 _TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.?|\$\$|[{}$^_~]|[^\\{}$^_~]+", re.S)
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _TEXT_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"))
-_TEXT_SPECIALS_RE = re.compile(r"--|``|''|[!?]`")
 
 OPERATORS = frozenset(
     "arccos arcsin arctan arg argmax argmin cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "
@@ -45,7 +44,7 @@ OPERATORS = frozenset(
 _FORMAT_1 = frozenset(
     "textbf textit textrm textsf texttt textsc textsl textup textmd textnormal emph text mbox hbox fbox "
     "mathrm mathbf mathit mathsf mathtt mathnormal mathbold boldsymbol bm pmb underline uline ensuremath "
-    "mathop mathord mathrel mathbin displaystyle textstyle scriptstyle smash phantom".split()
+    "mathop mathord mathrel mathbin smash phantom".split()
 )
 # Vanish with no trace (switches, sizes, spacing, delimiter sizing).
 _SILENT = frozenset(
@@ -93,27 +92,20 @@ def symbols() -> dict[str, str]:
 
 @cache
 def _styled(alphabet: str, ch: str) -> str:
-    if ch.isdigit() and alphabet == "DOUBLE-STRUCK":
+    """ℝ for \\mathbb{R}, 𝒪 for \\mathcal{O}; the letters that the Mathematical Alphanumeric
+    Symbols block lacks (ℝ, ℒ, ℭ) are in Letterlike Symbols, named without "MATHEMATICAL"."""
+    if ch.isascii() and ch.isdigit() and alphabet == "DOUBLE-STRUCK":
         name = f"MATHEMATICAL DOUBLE-STRUCK DIGIT {unicodedata.name(ch).split()[-1]}"
     elif ch.isascii() and ch.isalpha():
-        case = "CAPITAL" if ch.isupper() else "SMALL"
-        name = f"MATHEMATICAL {alphabet} {case} {ch.upper()}"
+        name = f"MATHEMATICAL {alphabet} {'CAPITAL' if ch.isupper() else 'SMALL'} {ch.upper()}"
     else:
         return ch
-    for candidate in (name, name.replace("MATHEMATICAL ", "").replace("SCRIPT", "SCRIPT"), _LETTERLIKE.get((alphabet, ch), "")):
+    for candidate in (name, name.replace("MATHEMATICAL ", "").replace("FRAKTUR", "BLACK-LETTER")):
         try:
             return unicodedata.lookup(candidate)
         except KeyError:
             continue
     return ch
-
-
-# Letters whose math alphabet form lives in the Letterlike Symbols block.
-_LETTERLIKE = {("DOUBLE-STRUCK", c): f"DOUBLE-STRUCK CAPITAL {c}" for c in "CHNPQRZ"} | {
-    ("SCRIPT", c): n for c, n in {"B": "SCRIPT CAPITAL B", "E": "SCRIPT CAPITAL E", "F": "SCRIPT CAPITAL F", "H": "SCRIPT CAPITAL H",
-                                   "I": "SCRIPT CAPITAL I", "L": "SCRIPT CAPITAL L", "M": "SCRIPT CAPITAL M", "R": "SCRIPT CAPITAL R",
-                                   "e": "SCRIPT SMALL E", "g": "SCRIPT SMALL G", "o": "SCRIPT SMALL O"}.items()
-} | {("FRAKTUR", c): f"BLACK-LETTER CAPITAL {c}" for c in "CHIRZ"}
 
 
 _DOUBLED_RE = re.compile(r"\\\\([A-Za-z]+)")
@@ -497,8 +489,8 @@ def _text(run: str) -> str:
     """A run of text outside math: TeX quotes and dashes, HTML entities."""
     if "&" in run:
         run = _ENTITY_RE.sub(lambda m: html.unescape(m.group()), run)
-    if _TEXT_SPECIALS_RE.search(run):
-        for old, new in _TEXT_SPECIALS:
+    for old, new in _TEXT_SPECIALS:
+        if old in run:
             run = run.replace(old, new)
     return run
 

@@ -28,8 +28,9 @@ _MD_EM_RES = (
 _MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s]+)\)")
 _URL_RE = re.compile(r"https?://[^\s<>\"{}|\\^`\[\]]+", re.IGNORECASE)
 _URL_TRAILING = ".,;:!?]}'\"*_>"
-# Text where none of these occur has no LaTeX or entity to render.
-_TRIGGER_RE = re.compile(r"[\\{}$~&]|--|``|''|[!?]`")
+# Text where none of these occur has no LaTeX or entity to render. Plain substring tests:
+# one regular expression with these alternatives costs a fifth of the whole rendering.
+_TRIGGERS = ("\\", "$", "{", "}", "~", "&", "--", "``", "''", "!`", "?`")
 
 
 def strip_markdown(text: str) -> str:
@@ -65,7 +66,7 @@ def to_plain(abstract: str) -> str:
     else:
         parts = _MATH_RE.split(abstract) if "$" in abstract or "\\" in abstract else [abstract]
         text = "".join(part if i % 2 else strip_markdown(part) for i, part in enumerate(parts))
-    if _TRIGGER_RE.search(text):
+    if any(t in text for t in _TRIGGERS):
         text = latex_to_text(text)
     return " ".join(text.split())  # runs of white space to one space, ends stripped
 
