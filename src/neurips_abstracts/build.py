@@ -12,7 +12,9 @@ from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
 from .load import read_raw
-from .manifest import build_manifest, dataset_version
+from .manifest import build_manifest
+from .resources import dataset_version, hub_repo, maintainers
+from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
 from .schema import TABLES
 from .stats import compute as compute_stats
@@ -37,7 +39,8 @@ def produce(raw_dir: str | Path, config: BuildConfig = DEFAULT_CONFIG, stage: Ca
     return result
 
 
-def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
+    """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
     tables = {"papers": result.papers, "occurrences": result.occurrences}
     data = {}
     for name in TABLES:
@@ -52,12 +55,14 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
         )
     statistics = compute_stats(result.papers, result.occurrences)
     manifest = build_manifest(result.dumps, config, result.stats, statistics)
-    changelog = release.CHANGELOG.read_text(encoding="utf-8")
-    r = release.Release(dataset_version(), config, statistics, manifest, data, changelog)
+    changelog = read_resource("CHANGELOG.md")
+    r = release.Release(
+        dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
+    )
     write_text(out / MANIFEST, dumps_json(manifest))
     write_text(out / release.CARD, release.card(r))
     write_text(out / release.DATASHEET, release.datasheet(r))
-    write_text(out / "LICENSE.md", f"# Terms of use\n\n{release.texts.LICENSE_TEXT}\n")
+    write_text(out / "LICENSE.md", release.texts.license_md())
     write_text(out / "CHANGELOG.md", changelog)
     write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
     write_text(out / "croissant.json", dumps_json(release.croissant(r)))
@@ -65,17 +70,22 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
 
 
 def build(
-    raw_dir: str | Path = "raw", out: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, stage: Callable = no_timer
+    raw_dir: str | Path = "raw",
+    out: str | Path = "dist",
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    repo_id: str | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Returns the build statistics plus ``seconds``. ``stage(name)`` wraps each stage (timings).
+    ``repo_id`` renders the documents for another Hub repository than the project's hub-repo.
     """
     started = time.perf_counter()
     with gc_paused():
         result = produce(raw_dir, config, stage)
         with stage("write"):
-            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config))
+            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id))
     return {**result.stats, "seconds": round(time.perf_counter() - started, 3)}
 
 
