@@ -216,8 +216,8 @@ One config per table, each a single `train` split:
 from datasets import load_dataset
 
 {loads}
-# from a local copy of this folder:
-{default} = load_dataset("path/to/dist", split="train")
+# from a local copy of this folder, say local_copy = "dist":
+{default} = load_dataset(local_copy, split="train")
 ```
 
 ```python
