@@ -94,11 +94,3 @@ def test_changelog_entry_written_once(builds, tmp_path):
     with pytest.raises(ValueError, match="already has an entry"):
         write_changelog(d, log)
 
-
-def test_diff_exits_cleanly_every_time(builds):
-    """pyarrow 26 reading Parquet from an in-memory buffer with its thread pool aborted the
-    process at exit about one run in eight ("terminate called without an active exception");
-    diff reads single-threaded. Twelve runs would all pass with the bug one time in five."""
-    tmp, *_ = builds
-    codes = [run_cli("diff", str(tmp / "old"), str(tmp / "new"), "--format", "json").returncode for _ in range(12)]
-    assert codes == [0] * 12

@@ -13,7 +13,9 @@ from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
 from .errors import DumpError
 from .load import read_meta, read_raw
-from .manifest import build_manifest, dataset_version
+from .manifest import build_manifest
+from .resources import dataset_version, hub_repo, maintainers
+from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
 from .previous import PreviousRelease, first_difference, is_release, read_previous
 from .schema import TABLES
@@ -85,7 +87,8 @@ def produce(
     return result
 
 
-def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
+    """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
     tables = {"papers": result.papers, "occurrences": result.occurrences, "ids": result.ids}
     data = {}
     for name in TABLES:
@@ -100,12 +103,14 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
         )
     statistics = compute_stats(result.papers, result.occurrences)
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta)
-    changelog = release.CHANGELOG.read_text(encoding="utf-8")
-    r = release.Release(dataset_version(), config, statistics, manifest, data, changelog)
+    changelog = read_resource("CHANGELOG.md")
+    r = release.Release(
+        dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
+    )
     write_text(out / MANIFEST, dumps_json(manifest))
     write_text(out / release.CARD, release.card(r))
     write_text(out / release.DATASHEET, release.datasheet(r))
-    write_text(out / "LICENSE.md", f"# Terms of use\n\n{release.texts.LICENSE_TEXT}\n")
+    write_text(out / "LICENSE.md", release.texts.license_md())
     write_text(out / "CHANGELOG.md", changelog)
     write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
     write_text(out / "croissant.json", dumps_json(release.croissant(r)))
@@ -118,18 +123,20 @@ def build(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | None = BESIDE_RAW,
+    repo_id: str | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
-    ``stage(name)`` wraps each stage (timings).
+    ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
+    Hub repository than the project's hub-repo.
     """
     started = time.perf_counter()
     with gc_paused():
         result = produce(raw_dir, config, stage, previous)
         with stage("write"):
-            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config))
+            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id))
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 

@@ -177,9 +177,23 @@ def verify(dist_dir: str) -> None:
     click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")
 
 
+def _repo_id(ctx, param, value: str | None) -> str:
+    from .publish import repo_id_problem
+    from .resources import hub_repo
+
+    value = value or hub_repo()
+    problem = repo_id_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
 @main.command()
-@click.option("--repo-id", required=True, help="Dataset repository on the Hub, OWNER/NAME.")
-@click.option("--dry-run", is_flag=True, help="Print the plan (files, sizes, sha256, message, tag); contact nothing.")
+@click.option("--repo-id", callback=_repo_id,
+              help="Dataset repository on the Hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
+@click.option("--dry-run", is_flag=True, help="Print the plan and the reasons to refuse; contact nothing.")
+@click.option("--stage", "stage_dir", default=None,
+              help="Also write the files that would be uploaded into this folder (replaced whole), to read or validate.")
 @click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
 @click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
@@ -187,46 +201,67 @@ def verify(dist_dir: str) -> None:
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
-def publish(repo_id, dry_run, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
+def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
 
-    Refuses unless `check` and `verify` pass and the git work tree is clean. The token comes
-    from HF_TOKEN or `hf auth login`, and HF_ENDPOINT selects another Hub.
+    Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
+    dry run exits 1 for the same reasons. DIST names the repository in pyproject.toml
+    (hub-repo); for another --repo-id the same build is rendered for that repository, and that
+    is what is uploaded. The token comes from HF_TOKEN or `hf auth login`; HF_ENDPOINT selects
+    another Hub.
 
     \b
     Example:
-        python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts --dry-run
-        HF_TOKEN=hf_... python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts
+        python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage staged
+        HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
-    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan
+    import tempfile
+
+    from huggingface_hub import get_token
+
+    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_release
     from .publish import publish as run_publish
     from .release import PROJECT_ROOT
+    from .verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
     if not (dist / "build_manifest.json").is_file():
         _fail(DumpError(dist_dir, "no build here: run `python build_dataset.py build` first"))
     is_project = dist.resolve() == PROJECT_ROOT / "dist"
-    try:
-        failures = preconditions(raw, dist, docs=is_project)
-    except (DumpError, ContractError) as exc:
-        _fail(exc)
-    if dry_run:
-        click.echo(render_plan(make_plan(dist, repo_id, revision, None), remote_known=False))
-        for failure in failures:
-            click.echo(f"would refuse: {failure}", err=True)
-        return
-    if failures:
-        for failure in failures:
-            click.echo(f"refused: {failure}", err=True)
-        sys.exit(1)
-    try:
-        result = run_publish(
-            dist, repo_id, revision=revision, private=private, force_tag=force_tag,
-            config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
-        )
-    except PublishError as exc:
-        click.echo(f"publish failed: {exc}", err=True)
-        sys.exit(1)
+    if stage_dir and dist.resolve() in (Path(stage_dir).resolve(), *Path(stage_dir).resolve().parents):
+        _fail(DumpError(stage_dir, f"--stage must be a folder outside {dist_dir}/ (it is replaced whole)"))
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(stage_dir) if stage_dir else Path(tmp) / "release"
+        try:
+            failures = preconditions(raw, dist, docs=is_project)
+        except (DumpError, ContractError) as exc:
+            _fail(exc)
+        try:
+            stage_release(raw, dist, repo_id, staged)
+            failures += [f"staged release does not verify: {p}" for p in run_verify(staged)]
+        except PublishError as exc:
+            failures.append(str(exc))
+        if not get_token():
+            failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
+        if dry_run:
+            click.echo(render_plan(make_plan(staged, repo_id, revision, None), remote_known=False))
+            if stage_dir:
+                click.echo(f"staged in {stage_dir}/: exactly the files listed above")
+            for failure in failures:
+                click.echo(f"would refuse: {failure}", err=True)
+            sys.exit(1 if failures else 0)
+        if failures:
+            for failure in failures:
+                click.echo(f"refused: {failure}", err=True)
+            sys.exit(1)
+        try:
+            result = run_publish(
+                staged, repo_id, revision=revision, private=private, force_tag=force_tag,
+                config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
+            )
+        except PublishError as exc:
+            click.echo(f"publish failed: {exc}", err=True)
+            sys.exit(1)
     click.echo(f"commit: {result['commit_url']}")
     click.echo(f"tag:    {result['tag_url']}")
     click.echo(f"load:   from datasets import load_dataset; {result['load']}")

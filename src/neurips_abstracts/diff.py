@@ -6,7 +6,6 @@ Each side is a dist/ folder or a git revision of this repository (its committed 
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import subprocess
 from dataclasses import dataclass
@@ -29,6 +28,22 @@ class Side:
     version: str
 
 
+def _read_parquet(data: bytes) -> pa.Table:
+    """Read Parquet bytes with no Python object left for Arrow's threads to release.
+
+    pq.read_table goes through the dataset scanner, whose last references to the source can be
+    dropped on an Arrow worker thread after the call returned. When the source wraps Python
+    memory (BytesIO, bytes), that release takes the GIL; if the interpreter is finalizing by then,
+    Python ends the thread with pthread_exit, whose unwinding hits a noexcept C++ destructor:
+    std::terminate, "terminate called without an active exception", exit 134 (core dump seen in
+    arrow::py::PyBuffer::~PyBuffer). So the bytes are copied into Arrow-owned memory and read with
+    the synchronous ParquetFile reader, which keeps no background work past the call.
+    """
+    sink = pa.BufferOutputStream()
+    sink.write(data)
+    return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
+
+
 def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
     """A dist/ folder, or a git revision whose committed dist/ is read with `git show`."""
     path = Path(spec)
@@ -40,13 +55,11 @@ def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
             if proc.returncode != 0:
                 raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
             return proc.stdout
-    # use_threads=False: reading from a Python buffer with Arrow's thread pool made the process
-    # abort at exit now and then ("terminate called without an active exception").
     version = json.loads(read("build_manifest.json"))["dataset_version"]
     tables = {}
     for t in TABLES:
         try:
-            tables[t] = pq.read_table(io.BytesIO(read(data_path(t))), use_threads=False)
+            tables[t] = _read_parquet(read(data_path(t)))
         except (FileNotFoundError, ValueError):
             if t != "ids":
                 raise

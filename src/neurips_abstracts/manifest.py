@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
-from functools import lru_cache
 from importlib.metadata import version
-from pathlib import Path
 
 from .config import BuildConfig
 from .parse import Dump
+from .resources import dataset_version
 from .sidecar import DumpMeta
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 # Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
 SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa")
-
-
-@lru_cache(maxsize=1)
-def dataset_version() -> str:
-    """The dataset's version: the ``version`` in pyproject.toml, the one place it is set."""
-    with open(PROJECT_ROOT / "pyproject.toml", "rb") as fh:
-        return tomllib.load(fh)["project"]["version"]
 
 
 def shaping_versions() -> dict[str, str]:
