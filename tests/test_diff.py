@@ -87,9 +87,9 @@ def test_changelog_entry_written_once(builds, tmp_path):
     d["new"]["version"] = "1.1.0"
     log = tmp_path / "CHANGELOG.md"
     log.write_text("# Changelog\n\n## 1.0.0\n\n- First release.\n")
-    write_changelog(d, log)
+    write_changelog(d, log, day="2026-12-01")
     text = log.read_text()
-    assert text.index("## 1.1.0") < text.index("## 1.0.0")
+    assert text.index("## 1.1.0 (2026-12-01)\n") < text.index("## 1.0.0")
     assert "Papers: 36 → 38 (2 added, 0 merged into older papers, 0 removed, 1 with a revised abstract)." in text
     with pytest.raises(ValueError, match="already has an entry"):
         write_changelog(d, log)

@@ -178,11 +178,16 @@ def _id_lines(d: dict) -> list[str]:
     return lines
 
 
-def changelog_entry(d: dict) -> str:
+def changelog_entry(d: dict, day: str | None = None) -> str:
+    """The entry for the new version, dated ``day`` (YYYY-MM-DD; default today, UTC): the date
+    the release's metadata gives as its publication date."""
+    import datetime as dt
+
+    day = day or dt.datetime.now(dt.timezone.utc).date().isoformat()
     o, n = d["old"]["counts"], d["new"]["counts"]
     return "\n".join(
         [
-            f"## {d['new']['version']}",
+            f"## {d['new']['version']} ({day})",
             "",
             f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['merged'])} merged into "
             f"older papers, {len(d['removed'])} removed, {len(d['changed'])} with a revised abstract).",
@@ -195,11 +200,12 @@ def changelog_entry(d: dict) -> str:
     )
 
 
-def write_changelog(d: dict, path: Path) -> None:
+def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
     """Insert the entry for the new version after the title of CHANGELOG.md (once)."""
+    import re
+
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
-    heading = f"## {d['new']['version']}\n"
-    if heading in text:
+    if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):
         raise ValueError(f"{path.name} already has an entry for {d['new']['version']}: bump the version in pyproject.toml")
     title, _, rest = text.partition("\n\n")
-    path.write_text(f"{title}\n\n{changelog_entry(d)}\n{rest}", encoding="utf-8")
+    path.write_text(f"{title}\n\n{changelog_entry(d, day)}\n{rest}", encoding="utf-8", newline="\n")
