@@ -84,6 +84,23 @@ def repo(tmp_path) -> Path:
     return root
 
 
+def assert_readers_accept(dist: Path) -> None:
+    """The real readers accept a release with retired ids (nulls in ids.paper_id)."""
+    import subprocess
+    import sys
+
+    import datasets
+
+    proc = subprocess.run([sys.executable, "-m", "frictionless", "validate", "--json", str(dist / "datapackage.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["valid"] is True, proc.stdout[-2000:]
+    cli = str(Path(sys.executable).with_name("mlcroissant"))
+    proc = subprocess.run([cli, "validate", "--jsonld", str(dist / "croissant.json")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded = datasets.load_dataset(str(dist), "ids", split="train", cache_dir=str(dist.parent / "hf-cache"))
+    assert sorted(loaded["id"]) == sorted(ids_table(dist))
+
+
 def published(root: Path) -> set[str]:
     return set(ids_table(root / "dist"))
 
@@ -190,6 +207,7 @@ def test_merge_of_two_published_papers_redirects_and_diff_reports_it(tmp_path):
     ids = ids_table(root / "dist")
     assert ids[id_b]["status"] == "merged" and ids[id_b]["paper_id"] == id_a and ids[id_b]["retired_release"]
     assert ids[id_a]["status"] == "current"
+    assert_readers_accept(root / "dist")
 
     d = compare(load_side(str(tmp_path / "v1")), load_side(str(root / "dist")))
     assert [(m["paper_id"], m["into"]) for m in d["merged"]] == [(id_b, id_a)] and d["removed"] == []
@@ -215,6 +233,7 @@ def test_removed_dump_retires_its_papers_and_they_stay_listed(repo, tmp_path):
     ids = ids_table(repo / "dist")
     assert set(ids) == set(before)
     assert all(ids[p]["status"] == "removed" and ids[p]["paper_id"] is None for p in gone)
+    assert_readers_accept(repo / "dist")
     d = compare(load_side(str(tmp_path / "v1")), load_side(str(repo / "dist")))
     assert sorted(x["paper_id"] for x in d["removed"]) == sorted(gone)
 

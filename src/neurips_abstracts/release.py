@@ -110,11 +110,24 @@ def relation_table(stats: dict) -> str:
 
 
 def inputs_table(manifest: dict, stats: dict) -> str:
+    """The dumps in the order they were added, with what their metadata files say."""
     canonical = {f["file"]: f["canonical"] for f in stats["per_file"]}
-    rows = ["| dump | records | canonical records | sha256 |", "|---|---|---|---|"]
+    rows = ["| dump | added | crawled | records | canonical records | sha256 |", "|---|---|---|---|---|---|"]
     for f in manifest["inputs"]:
-        rows.append(f"| `{f['file']}` | {f['records']} | {canonical.get(f['file'], 0)} | `{f['sha256']}` |")
+        rows.append(
+            f"| `{f['file']}` | {f.get('added') or 'unknown'} | {f.get('crawled_at') or 'unknown'} | {f['records']} "
+            f"| {canonical.get(f['file'], 0)} | `{f['sha256']}` |"
+        )
     return "\n".join(rows)
+
+
+def ids_block(stats: dict, version: str) -> str:
+    ids = stats["ids"]
+    return (
+        f"Ids listed in `ids`: {ids['current']} current, {ids['merged']} merged, {ids['removed']} removed; "
+        f"{ids['first_published_in_this_version']} first published and {ids['retired_in_this_version']} "
+        f"retired in version {version}."
+    )
 
 
 def statistics_block(r: Release) -> str:
@@ -241,6 +254,20 @@ GROUP BY ALL ORDER BY copies DESC LIMIT 10;
 {columns}
 
 {references}; each paper has exactly one `canonical` occurrence.
+
+## Stable ids
+
+{texts.STABLE_IDS}
+
+{ids_block(r.manifest["counts"], r.version)}
+
+```sql
+-- DuckDB: the paper each stored id belongs to in this release (my_table.my_id holds your ids)
+SELECT s.my_id, i.status, p.*
+FROM my_table s
+JOIN '{hf}/{data_path('ids')}' i ON i.id = s.my_id
+LEFT JOIN '{hf}/{data_path('papers')}' p ON p.paper_id = i.paper_id;
+```
 
 ## Build statistics
 
@@ -377,7 +404,10 @@ The raw text of every record is kept in `occurrences.text_raw`, byte for byte. C
 ## Maintenance
 
 - {texts.MAINTENANCE}
-- **Versioning:** semantic versions, set in `pyproject.toml`; the changelog lists every release.
+- **Versioning:** semantic versions, set in `pyproject.toml`; the changelog lists every release
+  with the ids it added, merged and removed.
+- **Will ids stay valid?** {texts.STABLE_IDS}
+- {ids_block(r.manifest["counts"], r.version)}
 """
 
 

@@ -57,8 +57,25 @@ NOT_INCLUDED = (
     "abstract of each of their records with `neurips_abstracts.normalize.normalize` and match its "
     "SHA-256 against `occurrences.text_sha256` (every version ever seen, not only the canonical "
     "one); records whose abstract was revised since can be matched with the near-duplicate "
-    "settings of the Deduplication section. `paper_id` is derived from the text, not from any "
-    "external id."
+    "settings of the Deduplication section. `paper_id` is this dataset's own id (see Stable ids), "
+    "not an external one."
+)
+
+STABLE_IDS = (
+    "A published `paper_id` never changes and never disappears. Each build reads the ids of the "
+    "release before it and keeps every one for as long as any raw record of that paper remains: "
+    "revisions, new dumps under any file name, old crawls contributed late and changes of "
+    "normalization move no id, because ids are keyed by raw records (dump SHA-256 and record "
+    "index), never by text. A paper new in a release gets the first 16 hex digits of the SHA-256 "
+    "of `<dump sha256>:<record index>` of its founding record (its earliest record in the order "
+    "dumps were added). When two published papers turn out to be one, the older id (first "
+    "published earlier; then the one whose records were added first) stays and the other becomes "
+    "`merged` into it; a paper whose every dump was removed becomes `removed`. The `ids` table "
+    "lists every id ever published with its `status`, the paper holding it now (`paper_id`), "
+    "`first_release` and `retired_release`: join stored ids with it once, on `ids.id`, and use "
+    "its `paper_id`. Published dumps are immutable: a build refuses a dump whose bytes changed. "
+    "What is not stable: the canonical text of a paper (a newer crawl's revision replaces it), "
+    "`abstract_plain` and the counts, which follow the dumps and the normalization of each release."
 )
 
 INTENDED_USES = (
@@ -100,9 +117,11 @@ COLLECTION = (
     "validates each one, and the build records the SHA-256 of every dump it read."
 )
 MAINTENANCE = (
-    "New dumps arrive by pull request: CI validates them, rebuilds dist/ and shows what changed. "
+    "New dumps arrive by pull request, each with its own metadata file: CI validates them, builds "
+    "the dataset in a temporary folder and shows what changed; a maintainer then rebuilds dist/. "
     "Every release is a tagged commit on the Hugging Face Hub (v<version>), so a version once "
-    "published never changes. Errors are reported as issues on the project's repository."
+    "published never changes, and paper ids carry over from release to release (Stable ids). "
+    "Errors are reported as issues on the project's repository."
 )
 
 
@@ -117,8 +136,10 @@ def preprocessing(config: BuildConfig) -> str:
         f"{nd.shingle_size}-gram shingles, {nd.library} {nd.algorithm} MinHash ({nd.num_perm} "
         f"permutations, seed {nd.seed}), LSH with {nd.bands} bands x {nd.rows} rows, then the exact "
         f"Jaccard similarity of every candidate pair; pairs at or above {nd.threshold} are merged, "
-        "and clusters are connected components. A paper's id is the SHA-256 (first 16 hex digits) "
-        "of its earliest record's normalized text; its abstract is the version in its latest dump."
+        "and clusters are connected components. A paper keeps the id of the previous release (see "
+        "Stable ids); its abstract is the version of its newest crawl: the record latest by its "
+        "dump's crawl date (where unknown, the day the dump was added, since a page cannot be "
+        "crawled after it was added), never by file name."
     )
 
 
