@@ -61,6 +61,7 @@ def test_extract_urls(text, urls):
     assert extract_urls(text) == urls
 
 
+@pytest.mark.corpus
 def test_island_rendering_matches_whole_text_pylatexenc_on_real_abstracts():
     """Rendering only the LaTeX islands gives what pylatexenc gives on the whole text, up to
     white space (where pylatexenc sometimes drops the spaces the author typed around math)."""

@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.build import build
 
-from .conftest import ROOT, make_dump, run_cli
+from .conftest import make_dump, run_cli, seed_files
 from .hub_server import Hub
 
 TOKEN = "hf_testTOKENvalue123456789"
@@ -24,7 +24,7 @@ def project(tmp_path):
     """A committed checkout holding raw/ (the seeds) and its build in dist/."""
     root = tmp_path / "project"
     (root / "raw").mkdir(parents=True)
-    for f in sorted((ROOT / "raw").glob("*.txt")):
+    for f in seed_files():
         shutil.copy(f, root / "raw" / f.name)
     build(root / "raw", root / "dist")
     git(root, "init", "-q")

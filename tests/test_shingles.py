@@ -1,5 +1,5 @@
 """Shingle hashing, shingle sets, Jaccard and candidate pairs: the vectorized code against plain
-Python on random and real text."""
+Python on random and real text (the seeds; the corpora in the corpus suite)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from neurips_abstracts import dedup
 from neurips_abstracts.config import DEFAULT_CONFIG
 from neurips_abstracts.normalize import normalize
 
-from .conftest import ROOT, corpus_abstracts
+from .conftest import REAL_SOURCES, ROOT, real_texts, seed_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 
@@ -63,9 +63,9 @@ def test_a_word_hashes_the_same_wherever_it_stands():
     assert len(set(long.tolist())) == 4 and long[0] == long[4]
 
 
-@pytest.mark.parametrize("year", [2018, 2023])
-def test_real_abstracts_every_ngram_its_own_hash(year):
-    abstracts = [normalize(a) for a in corpus_abstracts(year)]
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_real_abstracts_every_ngram_its_own_hash(source):
+    abstracts = [normalize(a) for a in real_texts(source)]
     flat, counts = dedup.shingle_many(N, abstracts)
     assert [len(s) for s in split_flat(flat, counts)] == [len(ngrams(a)) for a in abstracts]
     # and texts sharing an n-gram share its hash: the overall number of distinct hashes is the
@@ -105,8 +105,8 @@ def test_jaccard_many_on_every_core_equals_one_by_one(monkeypatch):
 
 
 def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
-    abstracts = [normalize(a) for a in corpus_abstracts(2023)]
-    many = [f"{a} variant {k}" for k in range(5) for a in abstracts][:21_000]  # above the parallel threshold
+    abstracts = [normalize(a) for a in seed_abstracts()]
+    many = [f"{a} variant {k}" for k in range(600) for a in abstracts][:21_000]  # above the parallel threshold
     config = DEFAULT_CONFIG.near_dup
     monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "1")
     sets1, sigs1 = dedup.shingles_and_signatures(many, config)
