@@ -17,7 +17,7 @@ from neurips_abstracts import dedup
 from neurips_abstracts.config import DEFAULT_CONFIG
 from neurips_abstracts.normalize import normalize
 
-from .conftest import REAL_SOURCES, ROOT, real_texts, seed_abstracts
+from .conftest import REAL_SOURCES, ROOT, real_texts, seed_abstracts, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 
@@ -105,8 +105,10 @@ def test_jaccard_many_on_every_core_equals_one_by_one(monkeypatch):
 
 
 def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
-    abstracts = [normalize(a) for a in seed_abstracts()]
-    many = [f"{a} variant {k}" for k in range(600) for a in abstracts][:21_000]  # above the parallel threshold
+    # Real text with a few near copies each (candidate pairs to find), then generated text of
+    # varied length up to 21,000 texts: above the parallel threshold.
+    seeds = [f"{normalize(a)} variant {k}" for k in range(5) for a in seed_abstracts()]
+    many = seeds + synthetic_abstracts(21_000 - len(seeds), words=(20, 300))
     config = DEFAULT_CONFIG.near_dup
     monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "1")
     sets1, sigs1 = dedup.shingles_and_signatures(many, config)
@@ -115,7 +117,8 @@ def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
     assert np.array_equal(sets1.flat, sets2.flat) and np.array_equal(sets1.offsets, sets2.offsets)
     assert np.array_equal(sigs1, sigs2) and sigs1.shape == (len(many), config.num_perm)
     assert np.array_equal(dedup.signatures(sets1, config), sigs1)
-    assert np.array_equal(dedup.candidate_pairs(sigs1, config), dedup.candidate_pairs(sigs2, config))
+    pairs = dedup.candidate_pairs(sigs1, config)
+    assert len(pairs) and np.array_equal(pairs, dedup.candidate_pairs(sigs2, config))
 
 
 def test_workers_fork_safely_after_rensa_ran_in_this_process():
