@@ -2,11 +2,14 @@
 
 import hashlib
 
+import pytest
+
 from neurips_abstracts.build import build
 
 from .conftest import require_shared
 
 
+@pytest.mark.corpus
 def test_generator_is_deterministic_and_has_the_stated_composition(tmp_path):
     require_shared()
     from benchmarks.generate import records, write_dumps

@@ -17,21 +17,23 @@ from neurips_abstracts.normalize import normalize
 from neurips_abstracts.pipeline import run
 from neurips_abstracts.write import data_path
 
-from .conftest import corpus_abstracts, make_dump
+from .conftest import make_dump, seed_abstracts, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 THRESHOLD = DEFAULT_CONFIG.near_dup.threshold
 
 
 @functools.lru_cache(maxsize=1)
-def long_real_abstracts() -> tuple[str, ...]:
-    """Real 2023 abstracts of at least 150 words, normalized."""
-    return tuple(t for t in (normalize(a) for a in corpus_abstracts(2023)) if len(t.split()) >= 150)
+def long_abstracts() -> tuple[str, ...]:
+    """40 normalized texts of at least 150 words, no two near duplicates: the seeds' distinct
+    abstracts first (real prose), then synthetic ones."""
+    seeds = [t for t in dict.fromkeys(normalize(a) for a in seed_abstracts()) if len(t.split()) >= 150]
+    return tuple(seeds + synthetic_abstracts(40 - len(seeds)))[:40]
 
 
 @pytest.fixture(scope="module")
 def real():
-    return long_real_abstracts()
+    return long_abstracts()
 
 
 def sim(a: str, b: str) -> float:
@@ -138,7 +140,7 @@ def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_nothing_lost_under_random_dumps(data):
-    pool = long_real_abstracts()[10:40]
+    pool = long_abstracts()[10:40]
     n_dumps = data.draw(st.integers(1, 4))
     files = []
     for d in range(n_dumps):

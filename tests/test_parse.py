@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from neurips_abstracts.errors import DumpError
 from neurips_abstracts.parse import parse_dump
 
-from .conftest import HEADER, ROOT, SEEDS, require_shared
+from .conftest import HEADER, SEED_DIR, SEEDS, require_shared, seed_abstracts, seed_files
 
 MESSY = (
     "\ufeff" + HEADER + "  \r\n"
@@ -42,19 +42,20 @@ def test_byte_span_decodes_to_exact_raw_text():
     assert dump.records[0].text_raw == "First abstract, hard-wrapped   \r\nover two lines.\t"
 
 
-def test_raw_holds_the_seeds_byte_for_byte():
+@pytest.mark.corpus
+def test_test_seeds_are_the_shared_seeds_byte_for_byte():
     require_shared()
     seeds = {f.name: f.read_bytes() for f in SEEDS.glob("*.txt")}
-    assert {f.name: f.read_bytes() for f in (ROOT / "raw").glob("*.txt")} == seeds
+    assert {f.name: f.read_bytes() for f in SEED_DIR.glob("*.txt")} == seeds
 
 
 def test_seed_dumps_parse_with_their_header():
     total = 0
-    for f in sorted((ROOT / "raw").glob("*.txt")):
+    for f in seed_files():
         dump = parse_dump(f.name, f.read_bytes(), "NeurIPS", 2026)
         total += len(dump.records)
         assert all(r.text and "\n" not in r.text for r in dump.records)
-    assert total == 38
+    assert total == len(seed_abstracts())
 
 
 def test_header_of_other_year_is_refused():

@@ -11,10 +11,9 @@ from neurips_abstracts.build import build
 from neurips_abstracts.publish import repo_id_problem, stage_release
 from neurips_abstracts.resources import hub_repo
 
-from .conftest import ROOT, make_dump, run_cli
+from .conftest import make_dump, run_cli, seed_files
 from .hub_server import Hub
 
-SEED_DUMPS = ("000_400c640f3220c26d.txt", "003_dd2fbb85e2f7150b.txt")
 TOKEN = "hf_testTOKENvalue123456789"
 OTHER = "hf_otherUSERtoken987654321"
 
@@ -30,8 +29,8 @@ def project(tmp_path):
     """A committed checkout holding raw/ (the two seed dumps) and its build in dist/."""
     root = tmp_path / "project"
     (root / "raw").mkdir(parents=True)
-    for name in SEED_DUMPS:
-        shutil.copy(ROOT / "raw" / name, root / "raw" / name)
+    for f in seed_files():
+        shutil.copy(f, root / "raw" / f.name)
     build(root / "raw", root / "dist")
     git(root, "init", "-q")
     git(root, "add", "-A")

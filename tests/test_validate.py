@@ -5,7 +5,7 @@ import pytest
 from neurips_abstracts.config import BuildConfig
 from neurips_abstracts.validate import validate
 
-from .conftest import CORPORA, HEADER, ROOT, require_shared, run_cli
+from .conftest import CORPORA, HEADER, SEED_DIR, require_shared, run_cli, seed_files
 
 ABSTRACT = (
     "We study the sample complexity of learning sparse linear models under heavy-tailed noise and show "
@@ -43,7 +43,7 @@ CASES = {
 def test_each_check_fires_where_it_should(tmp_path, case):
     name, data, code, severity, line = CASES[case]
     (tmp_path / name).write_bytes(data)
-    findings = validate([tmp_path / name], raw_dir=ROOT / "raw")
+    findings = validate([tmp_path / name], raw_dir=SEED_DIR)
     hits = [f for f in findings if f.code == code]
     assert hits and hits[0].severity == severity, findings
     assert hits[0].line == line
@@ -59,10 +59,10 @@ def test_encoding_error_names_line_and_column(tmp_path):
 
 
 def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
-    seed = sorted((ROOT / "raw").glob("*.txt"))[0]
+    seed = seed_files()[0]
     copy = tmp_path / "010_00000000000000ff.txt"
     copy.write_bytes(seed.read_bytes())
-    findings = validate([copy], raw_dir=ROOT / "raw")
+    findings = validate([copy], raw_dir=SEED_DIR)
     assert [(f.code, f.severity) for f in findings] == [("copy", "error")] and seed.name in findings[0].message
     import neurips_abstracts.validate as v
 
@@ -83,15 +83,16 @@ def test_output_formats(tmp_path):
 
 
 def test_seed_dumps_are_clean():
-    proc = run_cli("validate")
+    proc = run_cli("validate", "--raw", str(SEED_DIR))
     assert proc.returncode == 0 and proc.stdout == ""
     assert "0 errors, 0 warnings" in proc.stderr
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("year", [2018, 2023])
 def test_real_corpora_pass_and_every_warning_is_a_real_problem(year):
     require_shared()
-    findings = validate([CORPORA / f"neurips{year}" / "dumps"], BuildConfig(year=year), raw_dir=ROOT / "raw")
+    findings = validate([CORPORA / f"neurips{year}" / "dumps"], BuildConfig(year=year), raw_dir=SEED_DIR)
     assert not [f for f in findings if f.severity == "error"]
     # Each warning was read against the record it names: these are all real problems.
     allowed = {"truncated", "too-short", "duplicate-record", "html-entity", "control-character"}
