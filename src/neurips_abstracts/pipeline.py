@@ -18,10 +18,10 @@ import pyarrow as pa
 
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
-from .errors import DumpError
 from .normalize import normalize
 from .parallel import map_chunks
-from .parse import Dump, parse_dump
+from .load import copy_error
+from .parse import Dump, no_visible_text, parse_dump
 from .plain import extract_urls, to_plain
 from .schema import arrow_schema
 
@@ -66,7 +66,7 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
     for dump in dumps:
         other = first_with_sha.setdefault(dump.sha256, dump.name)
         if other != dump.name:
-            raise DumpError(dump.name, f"byte-for-byte copy of {other}: a copy adds no records; remove it")
+            raise copy_error(dump.name, other)
     cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k != "dumps"}
     kept = []
     for dump in dumps:
@@ -110,9 +110,7 @@ def normalize_records(records: Records) -> list[str]:
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
-        raise DumpError(
-            records.source_file[i], "record has no visible text (only control or invisible characters)", records.line_start[i]
-        )
+        raise no_visible_text(records.source_file[i], records.line_start[i])
     return out
 
 
