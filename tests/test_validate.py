@@ -241,3 +241,11 @@ def test_validate_does_not_read_through_a_link_out_of_raw(tmp_path):
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 1 and "link pointing outside" in proc.stdout, proc.stdout
         assert "SECRET" not in proc.stdout + proc.stderr and "secret" not in proc.stdout + proc.stderr
+
+
+def test_missing_path_and_misnamed_dump(tmp_path):
+    findings = validate([tmp_path / "nowhere.md", tmp_path / "gone"], raw_dir=tmp_path / "none")
+    assert [(f.code, f.message) for f in findings] == [("missing", "no such file")] * 2
+    misnamed = tmp_path / "my-dump.txt"
+    misnamed.write_bytes(dump(ABSTRACT, "\x07"))
+    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["file-name", "empty-record"]

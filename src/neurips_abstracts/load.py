@@ -30,6 +30,8 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
     A new kind of file allowed beside the dumps (a dump's metadata, say) gets its rule here.
     """
     name = path.name
+    if not path.exists() and not path.is_symlink():
+        return DumpError(name, "no such file", code="missing")
     if is_hidden(name):
         return DumpError(name, "hidden file: the build skips names starting with '.'; rename it", code="hidden")
     if path.is_symlink():
@@ -41,14 +43,14 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
     if not name.endswith(DUMP_SUFFIX):
         return DumpError(name, f"not a dump: files in {shown}/ must end in {DUMP_SUFFIX}", code="not-a-dump")
     if not path.exists():
-        return DumpError(name, "no such file", code="missing")
+        return DumpError(name, "link to nothing", code="missing")
     if not path.is_file():
         return DumpError(name, "not a regular file", code="not-a-file")
-    if not NAME_RE.match(name):
-        return DumpError(name, NAME_RULE, code="file-name")
     size = path.stat().st_size
     if size > MAX_DUMP_BYTES:
         return DumpError(name, f"{size} bytes: over the {MAX_DUMP_BYTES} byte limit; split the dump", code="size")
+    if not NAME_RE.match(name):  # the last rule: a misnamed dump can still be read and checked
+        return DumpError(name, NAME_RULE, code="file-name")
     return None
 
 

@@ -233,18 +233,18 @@ def _run(
     method = start_method()
     own = blocks is None  # blocks made here are removed here; the caller removes its own
     blocks = blocks or _Blocks()
-    if method == "fork":
-        # The workers need no importable __main__, start at once and share the parent's memory.
-        # They only run pure Python and numpy (ftfy, pylatexenc, hashing), never the threaded
-        # libraries of the parent.
-        pool_args = {"mp_context": multiprocessing.get_context("fork")}
-        sent = parts
-    else:
-        pool_args = {"mp_context": _SpawnContext(), "initializer": _receive, "initargs": (blocks.pack(context),)}
-        sent = [items[p] for p in parts]
     with _fork_lock:
-        _inherited = (items, context) if method == "fork" else ()
         try:
+            if method == "fork":
+                # The workers need no importable __main__, start at once and share the parent's
+                # memory. They only run pure Python and numpy (ftfy, pylatexenc, hashing), never
+                # the threaded libraries of the parent.
+                pool_args = {"mp_context": multiprocessing.get_context("fork")}
+                sent = parts
+                _inherited = (items, context)
+            else:
+                pool_args = {"mp_context": _SpawnContext(), "initializer": _receive, "initargs": (blocks.pack(context),)}
+                sent = [items[p] for p in parts]
             with ProcessPoolExecutor(max_workers=min(n, len(parts)), **pool_args) as pool:
                 # With fork, all workers are forked at the first submission, while _inherited is set.
                 futures = {pool.submit(task, fn, part, *(a[k] for a in args)): k for k, part in enumerate(sent)}

@@ -148,7 +148,7 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
 
     Folders and files go through the build's own rules (``load.entry_problem``), so whatever
     validate passes the build accepts; no link out of a folder is followed, and no file that
-    breaks a rule is read.
+    breaks a rule is read, except a misnamed dump (its content is checked too).
     """
     files: list[Path] = []
     findings: list[Finding] = []
