@@ -93,3 +93,35 @@ def test_round_trip_no_record_lost(records, newline, blank_runs, trailing, bom, 
     for r in dump.records:
         assert data[r.byte_start : r.byte_end].decode("utf-8") == r.text_raw
         assert r.line_end - r.line_start + 1 == r.text_raw.count("\n") + 1
+
+
+@pytest.mark.parametrize("blank", ["\u200b", "\ufeff", "\u00a0", "\u2060", " \u200b\u200c\u200d\t", "\u3000\u2800", "\u00ad"])
+def test_line_of_invisible_characters_separates_records(blank):
+    data = f"{HEADER}\n\nFirst abstract, wrapped\nover two lines.\n{blank}\r\nSecond abstract.".encode()
+    dump = parse_dump("000_x.txt", data, "NeurIPS", 2026)
+    assert [r.text for r in dump.records] == ["First abstract, wrapped over two lines.", "Second abstract."]
+    assert [(r.line_start, r.line_end) for r in dump.records] == [(3, 4), (6, 6)]
+    shown = blank.strip()
+    assert dump.invisible_lines == (((5, shown),) if shown else ())
+
+
+def test_visible_format_characters_and_controls_stay_records():
+    # Arabic number signs are format characters that show; control characters are refused
+    # later ("no visible text"), not taken for a blank line.
+    data = f"{HEADER}\n\nOne.\n\u0600\n\n\x07\n\nTwo.".encode()
+    dump = parse_dump("000_x.txt", data)
+    assert [r.text for r in dump.records] == ["One. \u0600", "\x07", "Two."] and dump.invisible_lines == ()
+
+
+def test_every_invisible_format_character_counts_as_blank():
+    import sys
+    import unicodedata
+
+    from neurips_abstracts.parse import _INVISIBLE_LINE_RE
+
+    shows = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD,
+             0xFFF9, 0xFFFA, 0xFFFB} | set(range(0x13430, 0x13460))  # signs that print, Egyptian hieroglyph controls
+    missing = [f"U+{c:04X}" for c in range(sys.maxunicode + 1)
+               if unicodedata.category(chr(c)) in ("Cf", "Zs", "Zl", "Zp") and c not in shows
+               and not _INVISIBLE_LINE_RE.fullmatch(chr(c))]
+    assert missing == []

@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 
@@ -64,9 +65,9 @@ def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
     copy.write_bytes(seed.read_bytes())
     findings = validate([copy], raw_dir=SEED_DIR)
     assert [(f.code, f.severity) for f in findings] == [("copy", "error")] and seed.name in findings[0].message
-    import neurips_abstracts.validate as v
+    import neurips_abstracts.load as load
 
-    monkeypatch.setattr(v, "MAX_DUMP_BYTES", 100)
+    monkeypatch.setattr(load, "MAX_DUMP_BYTES", 100)
     assert [f.code for f in validate([copy], raw_dir=tmp_path / "none")] == ["size"]
 
 
@@ -103,3 +104,149 @@ def test_real_corpora_pass_and_every_warning_is_a_real_problem(year):
     else:
         assert any("Part of" in m for m in texts) or any(f.code == "too-short" for f in findings)
         assert len(findings) <= 20
+
+
+def _runner_parse(line: str) -> tuple[str, dict[str, str], str]:
+    """A workflow command read as the Actions runner reads one (ActionCommand.TryParseV2)."""
+    assert line.startswith("::")
+    end = line.index("::", 2)
+    command, _, props = line[2:end].partition(" ")
+    unescape = {"%0D": "\r", "%0A": "\n", "%3A": ":", "%2C": ",", "%25": "%"}
+
+    def undo(text, keys):
+        for k in keys:
+            text = text.replace(k, unescape[k])
+        return text
+
+    properties = {}
+    for pair in filter(None, props.split(",")):
+        key, _, value = pair.partition("=")
+        properties[key] = undo(value, ["%0D", "%0A", "%3A", "%2C", "%25"])
+    return command, properties, undo(line[end + 2 :], ["%0D", "%0A", "%25"])
+
+
+def test_github_annotations_cannot_be_forged_by_a_file_name():
+    from neurips_abstracts.validate import Finding
+
+    crafted = "raw/x,line=9,title=ok::notice::forged%0A\r\n::error file=y::more.txt"
+    message = "100% sure,: a message\nwith ::two:: lines"
+    f = Finding(crafted, 3, 7, "warning", "html-entity", message)
+    line = f.github()
+    assert "\n" not in line and "\r" not in line
+    command, props, data = _runner_parse(line)
+    assert command == "warning"
+    assert props == {"file": crafted, "line": "3", "col": "7", "title": "html-entity"}
+    assert data == message
+
+
+def test_github_annotation_of_a_crafted_file_name_on_disk(tmp_path):
+    name = "x,title=ok::notice::forged%25.txt"
+    try:
+        (tmp_path / name).write_bytes(dump(ABSTRACT))
+    except OSError:  # a file system that refuses ':' in names cannot carry the attack
+        return
+    proc = run_cli("validate", "--format", "github", str(tmp_path / name))
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and len(lines) == 1
+    command, props, data = _runner_parse(lines[0])
+    assert (command, props["file"], props["title"]) == ("error", str(tmp_path / name), "file-name")
+
+
+def test_invisible_line_is_a_separator_and_a_warning(tmp_path):
+    other = ABSTRACT.replace("sparse", "dense")
+    path = tmp_path / "010_0000000000000001.txt"
+    path.write_bytes(f"{HEADER}\n\n{ABSTRACT}\n\u200b\n{other}".encode())
+    findings = validate([path], raw_dir=tmp_path / "none")
+    assert [(f.code, f.line, f.severity) for f in findings] == [("invisible-line", 4, "warning")]
+    assert "U+200B" in findings[0].message
+    proc = run_cli("validate", str(path))
+    assert proc.returncode == 0 and f"{path}:4: warning: line holding only invisible characters (U+200B)" in proc.stdout
+
+
+# The build and validate on the same folders: a folder the build refuses gets validate's error
+# with the same code and message; a folder it accepts gets no error. Each case adds one entry to
+# a folder holding one good dump.
+GOOD_NAME = "000_0000000000000001.txt"
+SECOND = "001_0000000000000002.txt"
+
+
+def _link(raw, name, target):
+    os.symlink(target, raw / name)
+
+
+FOLDERS = {
+    "misnamed dump": lambda raw, tmp: (raw / "new-dump.txt").write_bytes(dump(ABSTRACT)),
+    "not a .txt": lambda raw, tmp: (raw / "notes.md").write_text("notes"),
+    "sidecar-like .json": lambda raw, tmp: (raw / "000_0000000000000001.json").write_text("{}"),
+    "subfolder": lambda raw, tmp: (raw / "more").mkdir(),
+    "hidden file": lambda raw, tmp: (raw / ".gitkeep").write_text(""),
+    "hidden folder": lambda raw, tmp: (raw / ".cache").mkdir(),
+    "link out of raw": lambda raw, tmp: _link(raw, SECOND, tmp / "outside.txt"),
+    "link inside raw": lambda raw, tmp: _link(raw, SECOND, raw / GOOD_NAME),  # a copy, through a link
+    "copy": lambda raw, tmp: (raw / SECOND).write_bytes((raw / GOOD_NAME).read_bytes()),
+    "empty folder": lambda raw, tmp: (raw / GOOD_NAME).unlink() or (raw / ".gitkeep").write_text(""),
+    "only controls": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT.replace("We", "They"), "\x07\x08")),
+    "invisible line": lambda raw, tmp: (raw / SECOND).write_bytes(
+        f"{HEADER}\n\n{ABSTRACT.replace('We', 'They')}\n\ufeff\u2060\u00a0\n{ABSTRACT.replace('We', 'You')}".encode()),
+    "invalid UTF-8": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT) + b"\n\nBad \xe9"),
+    "wrong header": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT, header="ICML 2026 论文列表")),
+    "fifo": lambda raw, tmp: os.mkfifo(raw / SECOND),
+}
+# case -> the code both report (None: both accept the folder)
+EXPECTED = {
+    "misnamed dump": "file-name", "not a .txt": "not-a-dump", "sidecar-like .json": "not-a-dump",
+    "subfolder": "folder", "hidden file": None, "hidden folder": None, "link out of raw": "link",
+    "link inside raw": "copy", "copy": "copy", "empty folder": "empty-folder", "only controls": "empty-record",
+    "invisible line": None, "invalid UTF-8": "parse", "wrong header": "parse", "fifo": "not-a-file",
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDERS))
+def test_validate_and_build_agree(tmp_path, case):
+    from neurips_abstracts.build import produce
+    from neurips_abstracts.errors import DumpError
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
+    (tmp_path / "outside.txt").write_bytes(b"SECRET CONTENT, not a dump")
+    try:
+        FOLDERS[case](raw, tmp_path)
+    except (OSError, AttributeError, NotImplementedError) as exc:  # no links or FIFOs on this system
+        pytest.skip(f"{case}: {exc}")
+    findings = validate([raw], raw_dir=raw)
+    errors = [f for f in findings if f.severity == "error"]
+    try:
+        produce(raw)
+        built = None
+    except DumpError as exc:
+        built = exc
+    assert EXPECTED[case] == (built.code if built else None) == (errors[0].code if errors else None), (built, findings)
+    if built:
+        assert (built.message, built.line) in {(f.message, f.line) for f in errors if f.code == built.code}
+        assert any(f.file == str(raw if built.code == "empty-folder" else raw / built.file) for f in errors)
+    assert not any("SECRET" in f.message for f in findings)
+
+
+def test_validate_does_not_read_through_a_link_out_of_raw(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
+    secret = tmp_path / "secret"
+    secret.write_text("SECRET CONTENT\nline two")
+    try:
+        os.symlink(secret, raw / SECOND)
+    except OSError as exc:
+        pytest.skip(f"no symbolic links here: {exc}")
+    for args in (["validate", "--raw", str(raw)], ["validate", str(raw / SECOND)], ["validate", str(raw)]):
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 1 and "link pointing outside" in proc.stdout, proc.stdout
+        assert "SECRET" not in proc.stdout + proc.stderr and "secret" not in proc.stdout + proc.stderr
+
+
+def test_missing_path_and_misnamed_dump(tmp_path):
+    findings = validate([tmp_path / "nowhere.md", tmp_path / "gone"], raw_dir=tmp_path / "none")
+    assert [(f.code, f.message) for f in findings] == [("missing", "no such file")] * 2
+    misnamed = tmp_path / "my-dump.txt"
+    misnamed.write_bytes(dump(ABSTRACT, "\x07"))
+    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["file-name", "empty-record"]

@@ -277,10 +277,13 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
 def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 
-    Errors (exit 1): not UTF-8, wrong or missing header, file name not NNN_<16 hex>.txt, over the
-    size limit, binary content, a copy of another dump. Warnings: control characters, HTML
-    entities, records that look cut off, too short, a title, an author list or page furniture,
-    and duplicates inside one dump. Each line reads `file:line[:column]: error|warning: message`.
+    The build's own rules, with its messages. Errors (exit 1): not UTF-8, wrong or missing
+    header, file name not NNN_<16 hex>.txt, over the size limit, binary content, a copy of
+    another dump, anything in the folder but .txt dumps (folders, other files, links out of it,
+    which are never followed), no dump at all. Warnings: control characters, HTML entities, lines
+    of only invisible characters (read as blank), records that look cut off, too short, a title,
+    an author list or page furniture, and duplicates inside one dump. Each line reads
+    `file:line[:column]: error|warning: message [code]`.
 
     \b
     Example:

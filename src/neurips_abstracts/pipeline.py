@@ -22,7 +22,8 @@ from .errors import DumpError
 from .identity import Identity, assign_ids
 from .normalize import normalize
 from .parallel import map_chunks
-from .parse import Dump, parse_dump
+from .load import copy_error
+from .parse import Dump, no_visible_text, parse_dump
 from .plain import extract_urls, to_plain
 from .previous import PreviousRelease
 from .schema import arrow_schema
@@ -99,7 +100,7 @@ def parse(
     for dump in dumps:
         other = first_with_sha.setdefault(dump.sha256, dump.name)
         if other != dump.name:
-            raise DumpError(dump.name, f"byte-for-byte copy of {other}: a copy adds no records; remove it")
+            raise copy_error(dump.name, other)
     known = {d.name: _check_immutable(d, meta.get(d.name), previous) for d in dumps}
     dumps.sort(key=lambda d: added_key(known[d.name]))
     cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k not in ("dumps", "meta")}
@@ -145,9 +146,7 @@ def normalize_records(records: Records) -> list[str]:
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
-        raise DumpError(
-            records.source_file[i], "record has no visible text (only control or invisible characters)", records.line_start[i]
-        )
+        raise no_visible_text(records.source_file[i], records.line_start[i])
     return out
 
 

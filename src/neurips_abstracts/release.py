@@ -576,8 +576,8 @@ def sha256sums(folder: Path, known: dict[str, str] | None = None) -> str:
     ``known`` gives digests already computed (the Parquet files), so they are not read again."""
     known = known or {}
     lines = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
+    # Sorted by the relative path as text: Path objects sort without regard to case on Windows.
+    for rel, path in sorted((p.relative_to(folder).as_posix(), p) for p in folder.rglob("*") if p.is_file()):
         if rel != SUMS:
             lines.append(f"{known.get(rel) or sha256_file(path)}  {rel}")
     return "\n".join(lines) + "\n"
