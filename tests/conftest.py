@@ -48,9 +48,11 @@ def seed_files() -> list[Path]:
 
 
 def copy_seeds(raw: Path) -> Path:
+    """The seed dumps with their metadata files, as `add` leaves them."""
     raw.mkdir(parents=True, exist_ok=True)
     for f in seed_files():
         (raw / f.name).write_bytes(f.read_bytes())
+        (raw / f.with_suffix(".json").name).write_bytes(f.with_suffix(".json").read_bytes())
     return raw
 
 

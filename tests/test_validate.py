@@ -1,3 +1,4 @@
+import hashlib
 import json
 import os
 
@@ -170,6 +171,12 @@ GOOD_NAME = "000_0000000000000001.txt"
 SECOND = "001_0000000000000002.txt"
 
 
+def _sidecar(raw, name, sha256):
+    from neurips_abstracts.sidecar import DumpMeta, sidecar_name
+
+    (raw / sidecar_name(name)).write_text(DumpMeta(name, sha256, None, None, "2026-11-01").to_json())
+
+
 def _link(raw, name, target):
     os.symlink(target, raw / name)
 
@@ -177,7 +184,10 @@ def _link(raw, name, target):
 FOLDERS = {
     "misnamed dump": lambda raw, tmp: (raw / "new-dump.txt").write_bytes(dump(ABSTRACT)),
     "not a .txt": lambda raw, tmp: (raw / "notes.md").write_text("notes"),
-    "sidecar-like .json": lambda raw, tmp: (raw / "000_0000000000000001.json").write_text("{}"),
+    "metadata without its dump": lambda raw, tmp: (raw / "000_0000000000000001.json").write_text("{}"),
+    "metadata not JSON": lambda raw, tmp: (raw / GOOD_NAME.replace(".txt", ".json")).write_text("{not json"),
+    "metadata of other bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, "0" * 64),
+    "metadata of these bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, hashlib.sha256((raw / GOOD_NAME).read_bytes()).hexdigest()),
     "subfolder": lambda raw, tmp: (raw / "more").mkdir(),
     "hidden file": lambda raw, tmp: (raw / ".gitkeep").write_text(""),
     "hidden folder": lambda raw, tmp: (raw / ".cache").mkdir(),
@@ -194,7 +204,8 @@ FOLDERS = {
 }
 # case -> the code both report (None: both accept the folder)
 EXPECTED = {
-    "misnamed dump": "file-name", "not a .txt": "not-a-dump", "sidecar-like .json": "not-a-dump",
+    "misnamed dump": "file-name", "not a .txt": "not-a-dump", "metadata without its dump": "metadata",
+    "metadata not JSON": "metadata", "metadata of other bytes": "edited", "metadata of these bytes": None,
     "subfolder": "folder", "hidden file": None, "hidden folder": None, "link out of raw": "link",
     "link inside raw": "copy", "copy": "copy", "empty folder": "empty-folder", "only controls": "empty-record",
     "invisible line": None, "invalid UTF-8": "parse", "wrong header": "parse", "fifo": "not-a-file",

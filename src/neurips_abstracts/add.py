@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
-from .previous import is_release, read_previous
 from .sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
 from .validate import Finding, validate
 
@@ -92,40 +91,3 @@ def add_dump(
             p.unlink(missing_ok=True)
         raise
     return target, sidecar, findings
-
-
-def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
-    """What ``build`` would refuse or warn about in the metadata of dumps ``names`` of
-    ``raw_dir``: a dump without a metadata file (warning), one that does not parse, one whose
-    bytes no longer match it, or a published dump (in the release beside ``raw_dir``) that changed."""
-    raw = Path(raw_dir)
-    beside = raw.parent / "dist"
-    published = read_previous(beside).dump_sha256 if is_release(beside) else {}
-    out: list[Finding] = []
-    for name in names:
-        path = raw / name
-        sha = hashlib.sha256(path.read_bytes()).hexdigest()
-        side = raw / sidecar_name(name)
-        where = str(path)
-        if name in published and published[name] != sha:
-            from .previous import first_difference
-
-            line = first_difference(beside, name, path.read_bytes())
-            out.append(Finding(where, line, None, "error", "edited",
-                               "bytes differ from the published dump: dumps are immutable once published; restore it "
-                               "and add the new version with `python build_dataset.py add`"))
-        if not side.is_file():
-            out.append(Finding(where, None, None, "warning", "no-metadata",
-                               f"no metadata file {side.name}: crawl date and order unknown, so the build puts this dump "
-                               "after all others; add dumps with `python build_dataset.py add`"))
-            continue
-        try:
-            meta = parse_sidecar(name, side.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            out.append(Finding(str(side), None, None, "error", "metadata", str(exc)))
-            continue
-        if meta.sha256 != sha:
-            out.append(Finding(where, None, None, "error", "edited",
-                               f"bytes no longer match the sha256 recorded in {side.name}: dumps are immutable once "
-                               "added; restore it and add the new version with `python build_dataset.py add`"))
-    return out

@@ -18,6 +18,7 @@ from .resources import dataset_version, hub_repo, maintainers
 from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
 from .previous import PreviousRelease, first_difference, is_release, read_previous
+from .sidecar import changed_since_published
 from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_text
@@ -50,14 +51,7 @@ def _refuse_edited(files: list[tuple[str, bytes]], previous: PreviousRelease | N
     for name, data in files:
         published = previous.dump_sha256.get(name) if previous else None
         if published is not None and hashlib.sha256(data).hexdigest() != published:
-            line = first_difference(previous.path, name, data)
-            where = f"; first difference in the record at line {line}" if line else ""
-            raise DumpError(
-                name,
-                f"bytes differ from the dump published in release {previous.version}{where}: dumps are immutable "
-                "once published; restore it (git checkout) and add the new version with `python build_dataset.py add`",
-                line,
-            )
+            raise changed_since_published(name, previous.version, first_difference(previous.path, name, data))
 
 
 def produce(

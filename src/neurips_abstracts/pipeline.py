@@ -27,7 +27,7 @@ from .parse import Dump, no_visible_text, parse_dump
 from .plain import extract_urls, to_plain
 from .previous import PreviousRelease
 from .schema import arrow_schema
-from .sidecar import DumpMeta, added_key, crawl_key, sidecar_name, unknown_meta
+from .sidecar import DumpMeta, added_key, changed_since_added, changed_since_published, crawl_key, unknown_meta
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
 
@@ -72,18 +72,10 @@ class BuildResult:
 def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
     """The dump's metadata; DumpError if its bytes changed since it was added or published."""
     if meta is not None and meta.sha256 != dump.sha256:
-        raise DumpError(
-            dump.name,
-            f"bytes no longer match the sha256 recorded in {sidecar_name(dump.name)}: dumps are immutable once "
-            "added; restore it (git checkout) and add the new version with `python build_dataset.py add`",
-        )
+        raise changed_since_added(dump.name)
     published = previous.dump_sha256.get(dump.name) if previous else None
     if published is not None and published != dump.sha256:
-        raise DumpError(
-            dump.name,
-            f"bytes differ from the dump published in release {previous.version}: dumps are immutable once "
-            "published; restore it (git checkout) and add the new version with `python build_dataset.py add`",
-        )
+        raise changed_since_published(dump.name, previous.version, None)
     return meta or unknown_meta(dump.name, dump.sha256)
 
 

@@ -90,6 +90,37 @@ def parse_sidecar(name: str, text: str) -> DumpMeta:
     return DumpMeta(**{k: data.get(k) for k in FIELDS})
 
 
+def changed_since_added(name: str):
+    """The error for a dump whose bytes no longer match its metadata file (build and validate)."""
+    from .errors import DumpError
+
+    return DumpError(
+        name,
+        f"bytes no longer match the sha256 recorded in {sidecar_name(name)}: dumps are immutable once added; "
+        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        code="edited",
+    )
+
+
+def changed_since_published(name: str, version: str, line: int | None):
+    """The error for a published dump whose bytes changed (build and validate)."""
+    from .errors import DumpError
+
+    where = f"; first difference in the record at line {line}" if line else ""
+    return DumpError(
+        name,
+        f"bytes differ from the dump published in release {version}{where}: dumps are immutable once published; "
+        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        line,
+        code="edited",
+    )
+
+
+def no_metadata_warning(name: str) -> str:
+    return (f"no metadata file {sidecar_name(name)}: crawl date and order unknown, so the build puts this dump "
+            "after all others; add dumps with `python build_dataset.py add`")
+
+
 def unknown_meta(name: str, sha256: str) -> DumpMeta:
     """What is known of a dump that has no metadata file."""
     return DumpMeta(name, sha256, None, None, None, "no metadata file: crawl date and order of addition unknown")

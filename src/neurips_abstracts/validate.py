@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
 from .errors import DumpError
-from .load import copy_error, entry_problem, folder_entries
+from .load import copy_error, entry_problem, folder_entries, is_sidecar
 from .normalize import normalize
 from .parse import RawRecord, no_visible_text, parse_dump
 
@@ -161,11 +161,15 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
                 if e.code == "file-name":  # a misnamed dump is still worth checking
                     files.append(p / e.file)
             continue
+        if is_sidecar(p) and not p.is_symlink():  # checked with its dump
+            files.append(p.parent / (p.name[: -len(".json")] + ".txt"))
+            continue
         problem = entry_problem(p, p.parent, str(p.parent))
         if problem is not None:
             findings.append(_error(str(p), problem))
         if problem is None or problem.code == "file-name":
             files.append(p)
+    files = list(dict.fromkeys(files))
     others: dict[str, str] = {}
     raw = Path(raw_dir)
     if raw.is_dir():
@@ -176,8 +180,49 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
         found = dump_findings(f.name, data, config, others)
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
         others.setdefault(hashlib.sha256(data).hexdigest(), f.name)
-    from .add import metadata_findings
-
     in_raw = [f.name for f in files if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt"]
     findings.extend(metadata_findings(raw, in_raw))
     return findings
+
+
+def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
+    """What the build refuses or warns about in the metadata of dumps ``names`` of ``raw_dir``,
+    with the build's own errors: a metadata file that does not parse, a dump whose bytes no
+    longer match it or the release beside ``raw_dir`` that published it; a dump without one
+    (a warning: the build accepts it, ordered last)."""
+    from .load import read_meta
+    from .previous import first_difference, is_release, read_previous
+    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, sidecar_name
+
+    raw = Path(raw_dir)
+    beside = raw.parent / "dist"
+    previous = read_previous(beside) if is_release(beside) else None
+    out: list[Finding] = []
+    for name in names:
+        data = (raw / name).read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        where = str(raw / name)
+        if previous and previous.dump_sha256.get(name, sha) != sha:
+            out.append(_error(where, changed_since_published(name, previous.version, first_difference(beside, name, data))))
+        try:
+            meta = read_meta(raw, [name])[name]
+        except DumpError as exc:
+            out.append(_error(str(raw / sidecar_name(name)), exc))
+            continue
+        if meta is None:
+            out.append(Finding(where, None, None, "warning", "no-metadata", no_metadata_warning(name)))
+        elif meta.sha256 != sha:
+            out.append(_error(where, changed_since_added(name)))
+    return out
+
+
+def as_json(findings: list[Finding]) -> str:
+    return json.dumps(
+        {
+            "errors": sum(f.severity == "error" for f in findings),
+            "warnings": sum(f.severity == "warning" for f in findings),
+            "findings": [asdict(f) for f in findings],
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
