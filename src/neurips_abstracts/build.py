@@ -154,9 +154,15 @@ def check(
     DATASHEET.md and README.md."""
     from .docs import stale
 
+    previous = dist if is_release(dist) else None
+    if previous is not None:
+        try:
+            read_previous(previous)
+        except Exception:  # noqa: BLE001 - a damaged dist/ is stale, not a reason to crash
+            previous = None  # its ids cannot be read: every table it holds will show as stale
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "dist"
-        build(raw_dir, fresh, config, previous=dist if is_release(dist) else None)
+        build(raw_dir, fresh, config, previous=previous)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]
         return found + (stale(fresh) if docs else [])
