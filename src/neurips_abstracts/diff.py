@@ -89,8 +89,9 @@ def word_excerpt(old: str, new: str) -> str:
 
 
 def compare(old: Side, new: Side) -> dict:
-    op = {r["paper_id"]: r for r in old.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
-    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
+    columns = ["paper_id", "abstract", "abstract_sha256", "abstract_plain"]
+    op = {r["paper_id"]: r for r in old.tables["papers"].select(columns).to_pylist()}
+    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(columns).to_pylist()}
     added = sorted(set(np_) - set(op))
     new_ids = {r["id"]: r for r in new.tables["ids"].select(["id", "paper_id", "status"]).to_pylist()}
     gone = sorted(set(op) - set(np_))
@@ -125,6 +126,10 @@ def compare(old: Side, new: Side) -> dict:
             {"paper_id": p, "abstract": short(op[p]["abstract"]), "listed_in_ids": p in new_ids} for p in removed
         ],
         "changed": [{"paper_id": p, "excerpt": word_excerpt(op[p]["abstract"], np_[p]["abstract"])} for p in changed],
+        # Same abstract, other plain text: the rendering changed (a new release of the renderer).
+        "plain_rerendered": sorted(
+            p for p in set(op) & set(np_) if p not in changed and op[p]["abstract_plain"] != np_[p]["abstract_plain"]
+        ),
         "newly_merged": merged,
     }
 
@@ -147,6 +152,7 @@ def to_markdown(d: dict, limit: int = 50) -> str:
         ("Papers removed (every dump holding them is gone)", d["removed"],
          lambda x: f"- `{x['paper_id']}`: {x['abstract']}" + ("" if x["listed_in_ids"] else " **(missing from ids: a broken promise)**")),
         ("Papers changed", d["changed"], lambda x: f"- `{x['paper_id']}`: {x['excerpt']}"),
+        ("Same abstract, abstract_plain rendered differently", d["plain_rerendered"], lambda p: f"- `{p}`"),
         ("Records newly merged as duplicates", d["newly_merged"],
          lambda x: f"- `{x['source_file']}` line {x['line_start']} → paper `{x['paper_id']}` ({x['relation'].replace('_', ' ')}, similarity {x['similarity']:.3f})"),
     )
@@ -191,6 +197,7 @@ def changelog_entry(d: dict, day: str | None = None) -> str:
             "",
             f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['merged'])} merged into "
             f"older papers, {len(d['removed'])} removed, {len(d['changed'])} with a revised abstract).",
+            f"- `abstract_plain` rendered differently for {len(d['plain_rerendered'])} papers whose abstract did not change.",
             *_id_lines(d),
             f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
             f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
