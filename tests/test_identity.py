@@ -112,7 +112,7 @@ def test_first_release_ids_come_from_founding_records(repo):
         first_of.setdefault(o["paper_id"], o)
     assert len(first_of) == 12
     for pid, o in first_of.items():
-        assert pid == new_paper_id(o["source_sha256"], o["record_index"])
+        assert pid == new_paper_id(o["source_sha256"], o["byte_start"])
     assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}
 
 
@@ -342,3 +342,61 @@ def test_add_names_and_describes_the_dump(tmp_path):
     manifest_inputs = json.loads((tmp_path / "dist" / "build_manifest.json").read_text())["inputs"]
     assert [i["file"] for i in manifest_inputs] == [dump.name, second.name]
     assert manifest_inputs[0]["crawled_at"] == "2026-11-02" and manifest_inputs[1]["crawled_at"] is None
+
+
+def test_a_change_in_how_dumps_split_into_records_moves_no_id(tmp_path, monkeypatch):
+    """Ids follow where a record's bytes start, not its index: a parser that once glued the
+    first two records together (as a line of invisible characters used to) moves no id when
+    it splits them."""
+    import dataclasses
+
+    from neurips_abstracts.parse import RawRecord
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    texts = [abstract(i) for i in range(300, 304)]
+    add_dump(write_file(tmp_path / "a.txt", texts), raw, added="2026-11-01")
+    real_parse = pipeline.parse_dump
+
+    def glued(name, data, *args):
+        dump = real_parse(name, data, *args)
+        a, b, *rest = dump.records
+        one = RawRecord(0, a.line_start, b.line_end, a.byte_start, b.byte_end,
+                        data[a.byte_start:b.byte_end].decode(), f"{a.text} {b.text}")
+        rest = [dataclasses.replace(r, record_index=k + 1) for k, r in enumerate(rest)]
+        return dataclasses.replace(dump, records=(one, *rest), n_records=len(rest) + 1)
+
+    monkeypatch.setattr(pipeline, "parse_dump", glued)
+    build(raw, tmp_path / "old", previous=None)
+    monkeypatch.undo()
+    old = papers(tmp_path / "old")
+    build(raw, tmp_path / "new", previous=tmp_path / "old")
+    new = papers(tmp_path / "new")
+    by_start = lambda ps: {t.split()[0]: p for p, r in ps.items() for t in [r["abstract"]]}  # noqa: E731
+    first_words = [t.split()[0] for t in texts]
+    assert by_start(new)[first_words[0]] == by_start(old)[first_words[0]]  # the glued record's start keeps it
+    for w in first_words[2:]:
+        assert by_start(new)[w] == by_start(old)[w]  # later records kept their ids though their index moved
+    assert by_start(new)[first_words[1]] not in old  # the record split off is a new paper
+    assert set(old) <= set(new)
+
+
+def test_a_merge_undone_brings_the_merged_id_back(tmp_path):
+    root = tmp_path / "repo"
+    raw = root / "raw"
+    raw.mkdir(parents=True)
+    x, y, z = words(201, 20), words(202, 40), words(203, 20)
+    a, b = " ".join(x + y), " ".join(y + z)
+    add_dump(write_file(tmp_path / "1.txt", [a, b]), raw, added="2026-10-01")
+    build(raw, root / "dist")
+    first = papers(root / "dist")
+    bridge, _, _ = add_dump(write_file(tmp_path / "2.txt", [" ".join(y)]), raw, added="2026-11-01")
+    build(raw, root / "dist")
+    assert len(papers(root / "dist")) == 1
+    bridge.unlink()
+    bridge.with_suffix(".json").unlink()
+    build(raw, root / "dist")
+    again = papers(root / "dist")
+    assert set(again) == set(first)
+    assert {p: r["abstract"] for p, r in again.items()} == {p: r["abstract"] for p, r in first.items()}
+    assert {r["status"] for r in ids_table(root / "dist").values()} == {"current"}

@@ -115,7 +115,7 @@ def test_chain_follows_union_find_rule(real):
     assert occ["000_a.txt"]["relation"] == "near_duplicate"
     assert occ["000_a.txt"]["similarity"] == pytest.approx(sim(A, C)) and occ["000_a.txt"]["similarity"] < THRESHOLD
     # the id is the founding occurrence's (A's), so it did not move when B and C arrived
-    assert paper["paper_id"] == new_paper_id(occ["000_a.txt"]["source_sha256"], occ["000_a.txt"]["record_index"])
+    assert paper["paper_id"] == new_paper_id(occ["000_a.txt"]["source_sha256"], occ["000_a.txt"]["byte_start"])
 
 
 def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):

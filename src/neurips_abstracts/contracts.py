@@ -135,8 +135,3 @@ def _check_ids(p, i, previous: PreviousRelease | None) -> None:
         lost = sorted(r.id for r in previous.ids if r.id not in known)
         if lost:
             _fail(f"ids published by release {previous.version} are neither papers, merged nor removed", lost)
-        kept = {r.id: r for r in previous.ids}
-        now = dict(zip(i["id"].to_list(), i["status"].to_list()))
-        revived = sorted(k for k, r in kept.items() if r.status == "merged" and now[k] == "current")
-        if revived:
-            _fail("ids merged by an earlier release became papers again", revived)

@@ -1,17 +1,20 @@
 """Paper ids that never change or vanish once published.
 
 An id is not recomputed from text: it is anchored to the previous release. Each raw record is
-known there by its occurrence id (dump SHA-256 + record index, which no normalization change can
-move), and the build keeps, for every paper, the id its records had:
+known there by where its bytes start: its dump's SHA-256 and byte offset, which no change of
+normalization or of the rules that split a dump into records can move. The build keeps, for
+every paper, the id its records had:
 
 * a paper keeps its id as long as any of its records survives;
 * a paper new in this build gets an id derived from its founding record's identity (the SHA-256
-  of ``<dump sha256>:<record index>``), never from its text;
+  of ``<dump sha256>:<byte offset>``), never from its text;
 * when records that had two published ids now form one paper, the older id (published in an
   earlier release; then the one whose records were added first) stays, and the other becomes
   ``merged`` into it;
 * if a published paper's records split over several papers, the id stays with the one holding
-  most of them (then the one added first); the others are new papers;
+  its founding record (then the one holding most of its records, then the one added first);
+* a merged or removed id whose founding record founds a paper again comes back as that paper's
+  id (a reverted merge, a dump added again);
 * a published id none of whose records is left becomes ``removed``.
 
 The ``ids`` table lists every id ever published with its status, so a user joins their stored
@@ -29,13 +32,31 @@ from .previous import IdRow, PreviousRelease
 CURRENT, MERGED, REMOVED = "current", "merged", "removed"
 
 
-def new_paper_id(source_sha256: str, record_index: int, attempt: int = 0) -> str:
-    key = f"{source_sha256}:{record_index}" + (f":{attempt}" if attempt else "")
+def new_paper_id(source_sha256: str, byte_start: int, attempt: int = 0) -> str:
+    key = f"{source_sha256}:{byte_start}" + (f":{attempt}" if attempt else "")
     return hashlib.sha256(key.encode("ascii")).hexdigest()[:16]
+
+
+def record_key(source_sha256: str, byte_start: int) -> str:
+    """A raw record's identity across releases: its dump and where its bytes start."""
+    return f"{source_sha256}:{byte_start}"
 
 
 def _version_key(version: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
+
+
+@dataclass(frozen=True)
+class Founding:
+    """A paper's founding record, and the ids it would found: the one this release derives
+    (``new_paper_id``) and the one release 1.0.0 derived from its normalized text."""
+
+    source_sha256: str
+    byte_start: int
+    text_sha256: str
+
+    def candidate_ids(self) -> tuple[str, str]:
+        return new_paper_id(self.source_sha256, self.byte_start), self.text_sha256[:16]
 
 
 @dataclass(frozen=True)
@@ -48,33 +69,34 @@ class Identity:
 
 
 def assign_ids(
-    occurrence_id: Sequence[str],
+    keys: Sequence[str],
     cluster: Sequence[int],
-    founding: dict[int, tuple[str, int]],
+    founding: dict[int, Founding],
     previous: PreviousRelease | None,
     version: str,
 ) -> Identity:
     """Ids for the clusters of this build.
 
-    ``occurrence_id`` and ``cluster`` are per record, records in added order; ``founding`` maps
-    each cluster to its founding record's (dump sha256, record index).
+    ``keys`` (``record_key``) and ``cluster`` are per record, records in added order;
+    ``founding`` gives each cluster's founding record.
     """
     prev_rows = {r.id: r for r in previous.ids} if previous else {}
-    prev_of = previous.paper_of_occurrence if previous else {}
+    prev_of = previous.paper_of_record if previous else {}
 
     # Which clusters hold records of each published paper: count and first position.
     claims: dict[str, dict[int, list[int]]] = {}
-    for pos, (occ, c) in enumerate(zip(occurrence_id, cluster)):
-        pid = prev_of.get(occ)
+    for pos, (key, c) in enumerate(zip(keys, cluster)):
+        pid = prev_of.get(key)
         if pid is not None:
             seen = claims.setdefault(pid, {})
             if c in seen:
                 seen[c][0] += 1
             else:
                 seen[c] = [1, pos]
+    founds = {c: f.candidate_ids() for c, f in founding.items()}
     held: dict[int, list[tuple[tuple, str]]] = {}
     for pid, by_cluster in claims.items():
-        owner = min(by_cluster, key=lambda c: (-by_cluster[c][0], by_cluster[c][1]))
+        owner = min(by_cluster, key=lambda c: (pid not in founds[c], -by_cluster[c][0], by_cluster[c][1]))
         first_release = prev_rows[pid].first_release if pid in prev_rows else version
         held.setdefault(owner, []).append(((_version_key(first_release), by_cluster[owner][1]), pid))
 
@@ -87,16 +109,23 @@ def assign_ids(
         for _, pid in candidates[1:]:
             merged_into[pid] = survivor
 
-    # New papers, in order of their founding record; retired-as-removed ids may come back.
-    taken = set(paper_of.values()) | {i for i, r in prev_rows.items() if r.status != REMOVED}
+    # New papers, in order of their founding record. A retired id founded by the same record
+    # comes back; otherwise an id is never given twice.
+    retired = {i for i, r in prev_rows.items() if r.status != CURRENT} - set(paper_of.values())
+    taken = set(paper_of.values()) | set(prev_rows)
     added: list[str] = []
-    for c in sorted(set(cluster) - set(paper_of), key=lambda c: founding[c]):
-        sha, index = founding[c]
-        attempt = 0
-        pid = new_paper_id(sha, index)
-        while pid in taken:  # 2^-64 per pair, but an id must never be given twice
-            attempt += 1
-            pid = new_paper_id(sha, index, attempt)
+    for c in sorted(set(cluster) - set(paper_of), key=lambda c: (founding[c].source_sha256, founding[c].byte_start)):
+        back = [pid for pid in founds[c] if pid in retired]
+        if back:
+            pid = back[0]
+            retired.discard(pid)
+        else:
+            f = founding[c]
+            attempt = 0
+            pid = new_paper_id(f.source_sha256, f.byte_start)
+            while pid in taken:  # 2^-64 per pair, but an id must never be given twice
+                attempt += 1
+                pid = new_paper_id(f.source_sha256, f.byte_start, attempt)
         taken.add(pid)
         paper_of[c] = pid
         added.append(pid)

@@ -19,7 +19,7 @@ import pyarrow as pa
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
 from .errors import DumpError
-from .identity import Identity, assign_ids
+from .identity import Founding, Identity, assign_ids, record_key
 from .normalize import normalize
 from .parallel import map_chunks
 from .load import copy_error
@@ -197,9 +197,12 @@ def deduplicate(
     canonical_version = {root: max(vs, key=lambda v: version_newest[v]) for root, vs in members.items()}
     occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
     founding = {
-        root: (records.source_sha256[version_first[root]], records.record_index[version_first[root]]) for root in members
+        root: Founding(records.source_sha256[i], records.byte_start[i], text_sha[i])
+        for root in members
+        for i in (version_first[root],)
     }
-    identity = assign_ids(occurrence_id, [roots[v] for v in record_version], founding, previous, version)
+    keys = [record_key(sha, start) for sha, start in zip(records.source_sha256, records.byte_start)]
+    identity = assign_ids(keys, [roots[v] for v in record_version], founding, previous, version)
     paper_id_of_root = identity.paper_of_cluster
 
     # Per version: its paper, and its similarity to the paper's canonical version.

@@ -31,7 +31,7 @@ class PreviousRelease:
 
     path: str
     version: str
-    paper_of_occurrence: dict[str, str]  # occurrence_id -> paper_id
+    paper_of_record: dict[str, str]  # identity.record_key (dump sha256 and byte offset) -> paper_id
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
     ids: tuple[IdRow, ...]  # every id the release published or had retired
     paper_ids: frozenset[str] = field(default_factory=frozenset)
@@ -51,9 +51,14 @@ def read_previous(path: str | Path) -> PreviousRelease:
         raise ValueError(f"{path}: not a release (no {MANIFEST} and occurrences table)")
     manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
     version = manifest["dataset_version"]
-    occ = pq.read_table(p / data_path("occurrences"), columns=["occurrence_id", "paper_id", "source_file", "source_sha256"],
+    from .identity import record_key
+
+    occ = pq.read_table(p / data_path("occurrences"), columns=["paper_id", "source_file", "source_sha256", "byte_start"],
                         use_threads=False)
-    paper_of = dict(zip(occ["occurrence_id"].to_pylist(), occ["paper_id"].to_pylist()))
+    paper_of = {
+        record_key(sha, start): pid
+        for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
+    }
     files = occ.select(["source_file", "source_sha256"]).group_by(["source_file", "source_sha256"], use_threads=False).aggregate([])
     dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
