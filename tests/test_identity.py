@@ -400,3 +400,37 @@ def test_a_merge_undone_brings_the_merged_id_back(tmp_path):
     assert set(again) == set(first)
     assert {p: r["abstract"] for p, r in again.items()} == {p: r["abstract"] for p, r in first.items()}
     assert {r["status"] for r in ids_table(root / "dist").values()} == {"current"}
+
+
+def test_published_metadata_dates_cannot_change(repo):
+    """Dates decide which text is canonical: once published they are as fixed as the bytes."""
+    side = sorted((repo / "raw").glob("*.json"))[0]
+    meta = json.loads(side.read_text())
+    meta["crawled_at"] = "2026-09-01"
+    side.write_text(json.dumps(meta))
+    before = {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()}
+    proc = run_cli("build", "--raw", str(repo / "raw"), "--out", str(repo / "dist"))
+    assert proc.returncode == 1 and side.name in proc.stderr and "fixed once published" in proc.stderr
+    assert {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()} == before
+    proc = run_cli("validate", "--raw", str(repo / "raw"))
+    assert proc.returncode == 1 and "fixed once published" in proc.stdout
+
+
+def test_add_refuses_a_copy_under_the_same_name_and_a_folder(repo):
+    existing = sorted((repo / "raw").glob("*.txt"))[0]
+    before = _snapshot(repo / "raw")
+    for target, message in ((existing, "copy of"), (repo / "raw", "not a regular file")):
+        proc = run_cli("add", str(target), "--raw", str(repo / "raw"))
+        assert proc.returncode == 1 and message in proc.stderr, proc.stderr
+    assert _snapshot(repo / "raw") == before
+
+
+def test_numbers_go_past_999(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    first, _, _ = add_dump(write_file(tmp_path / "a.txt", [abstract(1)]), raw, added="2026-11-01")
+    first.rename(raw / first.name.replace("000_", "999_"))
+    first.with_suffix(".json").unlink()
+    dump, _, _ = add_dump(write_file(tmp_path / "b.txt", [abstract(2)]), raw, added="2026-11-02")
+    assert dump.name.startswith("1000_")
+    assert run_cli("validate", "--raw", str(raw)).returncode == 0

@@ -314,3 +314,22 @@ def test_refuses_dirty_tree_stale_dist_and_unverifiable_dist(project, hub):
     proc = publish(project, hub, "--repo-id", "alice/abstracts")
     assert proc.returncode == 1 and "verify failed" in proc.stderr and "LICENSE.md" in proc.stderr
     assert hub.requests == []
+
+
+def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
+    """--stage replaces its folder whole: never raw/, dist/, the checkout or a folder of other files."""
+    from neurips_abstracts.publish import stage_problem
+
+    raw, dist = project / "raw", project / "dist"
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    for bad in (raw, dist, project, tmp_path, other):
+        assert stage_problem(bad, dist, raw), bad
+    assert stage_problem(tmp_path / "new", dist, raw) is None
+    stage_release(raw, dist, hub_repo(), tmp_path / "new")
+    assert stage_problem(tmp_path / "new", dist, raw) is None  # an earlier stage may be replaced
+    before = {p.name: p.read_bytes() for p in raw.iterdir()}
+    proc = run_cli("publish", "--dry-run", "--stage", str(raw), "--raw", str(raw), "--dist", str(dist), cwd=project)
+    assert proc.returncode == 1 and "give a new folder" in proc.stderr
+    assert {p.name: p.read_bytes() for p in raw.iterdir()} == before

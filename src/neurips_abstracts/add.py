@@ -18,7 +18,7 @@ from .config import DEFAULT_CONFIG, BuildConfig
 from .sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
 from .validate import Finding, validate
 
-_NUMBER_RE = re.compile(r"^(\d+)_[0-9a-f]{16}\.txt$")
+_NUMBER_RE = re.compile(r"^(\d{3,})_[0-9a-f]{16}\.txt$")
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
 
@@ -69,12 +69,19 @@ def add_dump(
     if source_url is not None and not _URL_RE.match(source_url):
         raise AddError(f"--source-url must be an http(s) URL, got {source_url!r}")
 
+    if not src.is_file():
+        raise AddError(f"{src}: not added: " + ("no such file" if not src.exists() else "not a regular file"))
+    sha = hashlib.sha256(src.read_bytes()).hexdigest()
+    for existing in sorted(raw.glob("*.txt")):
+        if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
+            raise AddError(f"{src}: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     findings = [f for f in validate([src], config, raw_dir=raw) if f.code != "file-name"]
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise AddError(f"{src}: not added ({len(errors)} errors)", errors)
     data = src.read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise AddError(f"{src}: changed while being added; try again")
     name = dump_name(next_number(raw), data)
     meta = DumpMeta(name, sha, crawled_at, source_url, added, None)
     parse_sidecar(name, meta.to_json())  # what we write must read back

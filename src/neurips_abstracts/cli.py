@@ -212,14 +212,14 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
 
     \b
     Example:
-        python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage staged
+        python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage /tmp/staged
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
     import tempfile
 
     from huggingface_hub import get_token
 
-    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_release
+    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_problem, stage_release
     from .publish import publish as run_publish
     from .release import PROJECT_ROOT
     from .verify import verify as run_verify
@@ -228,8 +228,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     if not (dist / "build_manifest.json").is_file():
         _fail(DumpError(dist_dir, "no build here: run `python build_dataset.py build` first"))
     is_project = dist.resolve() == PROJECT_ROOT / "dist"
-    if stage_dir and dist.resolve() in (Path(stage_dir).resolve(), *Path(stage_dir).resolve().parents):
-        _fail(DumpError(stage_dir, f"--stage must be a folder outside {dist_dir}/ (it is replaced whole)"))
+    if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
+        _fail(DumpError(stage_dir, problem))
     with tempfile.TemporaryDirectory() as tmp:
         staged = Path(stage_dir) if stage_dir else Path(tmp) / "release"
         try:
@@ -278,11 +278,14 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 
     The build's own rules, with its messages. Errors (exit 1): not UTF-8, wrong or missing
-    header, file name not NNN_<16 hex>.txt, over the size limit, binary content, a copy of
-    another dump, anything in the folder but .txt dumps (folders, other files, links out of it,
-    which are never followed), no dump at all. Warnings: control characters, HTML entities, lines
-    of only invisible characters (read as blank), records that look cut off, too short, a title,
-    an author list or page furniture, and duplicates inside one dump. Each line reads
+    header, file name not NNN_<16 hex>.txt, over the size limit, binary content, a record with
+    no visible text, a copy of another dump, a dump whose bytes no longer match its metadata
+    file or the release that published it (edited), a metadata file that is invalid, has no dump
+    or changes published dates, anything else in the folder but .txt dumps and their .json
+    metadata files (folders, other files, links out of it, which are never followed), no dump at
+    all. Warnings: a dump without a metadata file, control characters, HTML entities, lines of
+    only invisible characters (read as blank), records that look cut off, too short, a title, an
+    author list or page furniture, and duplicates inside one dump. Each line reads
     `file:line[:column]: error|warning: message [code]`.
 
     \b

@@ -14,8 +14,8 @@ from .sidecar import SUFFIX as SIDECAR_SUFFIX
 from .sidecar import DumpMeta, read_sidecars
 
 DUMP_SUFFIX = ".txt"
-NAME_RE = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt$")
-NAME_RULE = "file name must be NNN_<16 lowercase hex>.txt, e.g. 004_0123456789abcdef.txt"
+NAME_RE = re.compile(r"^\d{3,}_[0-9a-f]{16}\.txt$")  # 1000_… follows 999_…
+NAME_RULE = "file name must be NNN_<16 lowercase hex>.txt (three or more digits), e.g. 004_0123456789abcdef.txt"
 MAX_DUMP_BYTES = 64 * 1024 * 1024
 
 

@@ -27,7 +27,15 @@ from .parse import Dump, no_visible_text, parse_dump
 from .plain import extract_urls, to_plain
 from .previous import PreviousRelease
 from .schema import arrow_schema
-from .sidecar import DumpMeta, added_key, changed_since_added, changed_since_published, crawl_key, unknown_meta
+from .sidecar import (
+    DumpMeta,
+    added_key,
+    changed_since_added,
+    changed_since_published,
+    crawl_key,
+    published_dates_problem,
+    unknown_meta,
+)
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
 
@@ -76,6 +84,8 @@ def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousReleas
     published = previous.dump_sha256.get(dump.name) if previous else None
     if published is not None and published != dump.sha256:
         raise changed_since_published(dump.name, previous.version, None)
+    if problem := published_dates_problem(meta, previous):
+        raise problem
     return meta or unknown_meta(dump.name, dump.sha256)
 
 

@@ -35,6 +35,8 @@ class PreviousRelease:
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
     ids: tuple[IdRow, ...]  # every id the release published or had retired
     paper_ids: frozenset[str] = field(default_factory=frozenset)
+    # dump file name -> (added, crawled_at) as published; absent for releases before metadata files
+    dump_dates: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
 
 
 def is_release(path: str | Path) -> bool:
@@ -70,7 +72,8 @@ def read_previous(path: str | Path) -> PreviousRelease:
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
-    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, frozenset(papers))
+    dates = {i["file"]: (i["added"], i["crawled_at"]) for i in manifest.get("inputs", []) if "added" in i}
+    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, frozenset(papers), dates)
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from .release import sha256_file
+from .release import PROJECT_ROOT, sha256_file
 from .write import data_path
 
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
@@ -167,6 +167,22 @@ def render_plan(plan: Plan, remote_known: bool) -> str:
     lines += [f"  {line}" for line in plan.description.splitlines()]
     lines.append(f"Tag: {plan.tag}")
     return "\n".join(lines)
+
+
+def stage_problem(stage: Path, dist: Path, raw: Path) -> str | None:
+    """Why ``stage`` may not be replaced by a staged release (None: it may). It is replaced
+    whole, so it must be new, empty or an earlier stage, and hold none of the project's folders."""
+    target = stage.resolve()
+    for keep in (dist, raw, Path.cwd(), PROJECT_ROOT):
+        if target == keep.resolve() or target in keep.resolve().parents:
+            return f"--stage {stage} holds {keep}: give a new folder (it is replaced whole)"
+    if target.is_dir() and any(target.iterdir()):
+        names = {p.name for p in target.iterdir()}
+        if "build_manifest.json" not in names or names & {".git", "raw", "src", "pyproject.toml"}:
+            return f"--stage {stage} exists and is not an earlier staged release: give a new or empty folder"
+    elif target.exists() and not target.is_dir():
+        return f"--stage {stage} is a file: give a new folder"
+    return None
 
 
 def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:

@@ -87,6 +87,8 @@ def parse_sidecar(name: str, text: str) -> DumpMeta:
     check_date(data["added"], "added")
     if data.get("crawled_at") is not None:
         check_date(data["crawled_at"], "crawled_at")
+        if data["crawled_at"] > data["added"]:
+            raise ValueError(f"crawled_at {data['crawled_at']} is after added {data['added']}: a page is saved before it is added")
     return DumpMeta(**{k: data.get(k) for k in FIELDS})
 
 
@@ -114,6 +116,28 @@ def changed_since_published(name: str, version: str, line: int | None):
         line,
         code="edited",
     )
+
+
+def dates_changed(name: str, version: str):
+    """The error for a published dump whose metadata now gives other dates (build and validate):
+    they decide which text is canonical and which record founds a paper."""
+    from .errors import DumpError
+
+    return DumpError(
+        sidecar_name(name),
+        f"added or crawled_at differ from what release {version} published for {name}: a dump's dates are fixed "
+        "once published; restore the metadata file (git checkout)",
+        code="edited",
+    )
+
+
+def published_dates_problem(meta: DumpMeta | None, previous) -> object | None:
+    """``dates_changed`` if ``meta`` contradicts the dates ``previous`` published for its dump."""
+    if previous is None or meta is None or meta.file not in previous.dump_dates:
+        return None
+    if previous.dump_dates[meta.file] != (meta.added, meta.crawled_at):
+        return dates_changed(meta.file, previous.version)
+    return None
 
 
 def no_metadata_warning(name: str) -> str:

@@ -192,7 +192,7 @@ def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
     (a warning: the build accepts it, ordered last)."""
     from .load import read_meta
     from .previous import first_difference, is_release, read_previous
-    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, sidecar_name
+    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, published_dates_problem, sidecar_name
 
     raw = Path(raw_dir)
     beside = raw.parent / "dist"
@@ -213,6 +213,8 @@ def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
             out.append(Finding(where, None, None, "warning", "no-metadata", no_metadata_warning(name)))
         elif meta.sha256 != sha:
             out.append(_error(where, changed_since_added(name)))
+        elif problem := published_dates_problem(meta, previous):
+            out.append(_error(str(raw / problem.file), problem))
     return out
 
 
