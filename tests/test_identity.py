@@ -410,10 +410,10 @@ def test_published_metadata_dates_cannot_change(repo):
     side.write_text(json.dumps(meta))
     before = {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()}
     proc = run_cli("build", "--raw", str(repo / "raw"), "--out", str(repo / "dist"))
-    assert proc.returncode == 1 and side.name in proc.stderr and "fixed once published" in proc.stderr
+    assert proc.returncode == 1 and side.name in proc.stderr and "fixed once built into a release" in proc.stderr
     assert {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()} == before
     proc = run_cli("validate", "--raw", str(repo / "raw"))
-    assert proc.returncode == 1 and "fixed once published" in proc.stdout
+    assert proc.returncode == 1 and "fixed once built into a release" in proc.stdout
 
 
 def test_add_refuses_a_copy_under_the_same_name_and_a_folder(repo):

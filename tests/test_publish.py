@@ -9,11 +9,12 @@ import pytest
 
 from neurips_abstracts.build import build
 from neurips_abstracts.publish import repo_id_problem, stage_release
-from neurips_abstracts.resources import hub_repo
+from neurips_abstracts.resources import dataset_version, hub_repo
 
 from .conftest import make_dump, run_cli, seed_files
 from .hub_server import Hub
 
+TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
 TOKEN = "hf_testTOKENvalue123456789"
 OTHER = "hf_otherUSERtoken987654321"
 
@@ -81,7 +82,7 @@ def test_release_to_the_project_repo_uploads_exactly_dist(project, hub):
     assert proc.returncode == 0, proc.stderr
     files = hub.head_files(hub_repo())
     assert {k: v for k, v in files.items() if k != ".gitattributes"} == dist_bytes(project)
-    assert hub.repos[hub_repo()].tags == {"v1.0.0": hub.repos[hub_repo()].branches["main"]}
+    assert hub.repos[hub_repo()].tags == {TAG: hub.repos[hub_repo()].branches["main"]}
 
 
 def test_first_release_is_one_commit_with_the_staged_files_and_a_tag(project, hub):
@@ -95,11 +96,11 @@ def test_first_release_is_one_commit_with_the_staged_files_and_a_tag(project, hu
     assert {k: v for k, v in staged.items() if PARQUET.search(k)} == {k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
     assert b"neurips-org/abstracts" in files["README.md"] and hub_repo().encode() not in files["README.md"]
     repo = hub.repos["neurips-org/abstracts"]
-    assert repo.tags == {"v1.0.0": repo.branches["main"]}
+    assert repo.tags == {TAG: repo.branches["main"]}
     head = repo.branches["main"]
     assert f"/datasets/neurips-org/abstracts/commit/{head}" in proc.stdout
-    assert "/datasets/neurips-org/abstracts/tree/v1.0.0" in proc.stdout
-    assert 'load_dataset("neurips-org/abstracts", revision="v1.0.0")' in proc.stdout
+    assert f"/datasets/neurips-org/abstracts/tree/{TAG}" in proc.stdout
+    assert f'load_dataset("neurips-org/abstracts", revision="{TAG}")' in proc.stdout
     commit = hub.commits_received()[0]
     assert b'"parentCommit"' in commit.body and commit.headers["authorization"] == f"Bearer {TOKEN}"
     assert any(r.path == "/api/validate-yaml" for r in hub.requests)
@@ -124,18 +125,18 @@ def test_next_release_updates_deletes_and_keeps_gitattributes(project, hub):
 
 def test_existing_tag_on_other_content_is_not_moved_without_force(project, hub):
     assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
-    tagged = hub.repos["alice/abstracts"].tags["v1.0.0"]
+    tagged = hub.repos["alice/abstracts"].tags[TAG]
     (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["Another new abstract about kernel methods."]))
     build(project / "raw", project / "dist")
     git(project, "add", "-A")
     git(project, "commit", "-qm", "new dump, same version")
     proc = publish(project, hub, "--repo-id", "alice/abstracts")
-    assert proc.returncode == 1 and "tag v1.0.0 already exists" in proc.stderr and "--force-tag" in proc.stderr
-    assert len(hub.commits_received()) == 1 and hub.repos["alice/abstracts"].tags["v1.0.0"] == tagged
+    assert proc.returncode == 1 and f"tag {TAG} already exists" in proc.stderr and "--force-tag" in proc.stderr
+    assert len(hub.commits_received()) == 1 and hub.repos["alice/abstracts"].tags[TAG] == tagged
     proc = publish(project, hub, "--repo-id", "alice/abstracts", "--force-tag")
     assert proc.returncode == 0, proc.stderr
     repo = hub.repos["alice/abstracts"]
-    assert repo.tags["v1.0.0"] == repo.branches["main"] != tagged
+    assert repo.tags[TAG] == repo.branches["main"] != tagged
 
 
 def test_parquet_goes_through_the_lfs_batch_api(project, hub):
@@ -159,7 +160,7 @@ def test_republishing_the_same_dist_makes_no_commit(project, hub):
     uploads = len(hub.lfs_uploads())
     proc = publish(project, hub, "--repo-id", "alice/abstracts")
     assert proc.returncode == 0, proc.stderr
-    assert "no new commit" in proc.stdout and "tag v1.0.0 already exists" not in proc.stderr
+    assert "no new commit" in proc.stdout and f"tag {TAG} already exists" not in proc.stderr
     assert len(hub.commits_received()) == 1 and len(hub.lfs_uploads()) == uploads
     assert re.findall(r"^  unchanged .*\.parquet", proc.stdout, re.M)
 
@@ -172,7 +173,7 @@ def test_a_commit_applied_but_unanswered_is_recognised_on_retry(project, hub):
     repo = hub.repos["alice/abstracts"]
     head = repo.commits[repo.branches["main"]]
     assert len(hub.commits_received()) == 2 and repo.commits[head.parent].parent is None  # one commit on the initial one
-    assert repo.tags == {"v1.0.0": head.oid} and f"/commit/{head.oid}" in proc.stdout
+    assert repo.tags == {TAG: head.oid} and f"/commit/{head.oid}" in proc.stdout
 
 
 def test_dry_run_lists_and_stages_the_upload_and_contacts_nothing(project, hub, tmp_path):
@@ -183,7 +184,7 @@ def test_dry_run_lists_and_stages_the_upload_and_contacts_nothing(project, hub, 
     listed = [line.split() for line in proc.stdout.splitlines() if line.startswith("  add")]
     expected = {name: (str(len(data)), hashlib.sha256(data).hexdigest()) for name, data in folder_bytes(stage).items()}
     assert {row[1]: (row[2], row[5]) for row in listed} == expected
-    assert "Commit message: Release v1.0.0" in proc.stdout and "Tag: v1.0.0" in proc.stdout
+    assert f"Commit message: Release {TAG}" in proc.stdout and f"Tag: {TAG}" in proc.stdout
     # the staged files are what a real publish uploads
     assert publish(project, hub, "--repo-id", "alice/x").returncode == 0
     assert {k: v for k, v in hub.head_files("alice/x").items() if k != ".gitattributes"} == folder_bytes(stage)
@@ -280,7 +281,7 @@ def test_transient_errors_are_retried_with_backoff(project, hub):
     assert proc.returncode == 0, proc.stderr
     assert "read refs: HTTP 503, retrying" in proc.stdout and "commit: HTTP 502, retrying" in proc.stdout
     assert len(hub.commits_received()) == 2  # the failed try and the good one
-    assert "v1.0.0" in hub.repos["alice/abstracts"].tags
+    assert TAG in hub.repos["alice/abstracts"].tags
 
 
 def test_persistent_5xx_gives_up_clearly(project, hub):

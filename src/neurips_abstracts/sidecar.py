@@ -111,7 +111,8 @@ def changed_since_published(name: str, version: str, line: int | None):
     where = f"; first difference in the record at line {line}" if line else ""
     return DumpError(
         name,
-        f"bytes differ from the dump published in release {version}{where}: dumps are immutable once published; "
+        f"bytes differ from this dump in the release in dist/ (version {version}){where}: dumps are immutable once "
+        "built into a release; "
         "restore it (git checkout) and add the new version with `python build_dataset.py add`",
         line,
         code="edited",
@@ -125,8 +126,8 @@ def dates_changed(name: str, version: str):
 
     return DumpError(
         sidecar_name(name),
-        f"added or crawled_at differ from what release {version} published for {name}: a dump's dates are fixed "
-        "once published; restore the metadata file (git checkout)",
+        f"added or crawled_at differ from what the release in dist/ (version {version}) holds for {name}: a dump's "
+        "dates are fixed once built into a release; restore the metadata file (git checkout)",
         code="edited",
     )
 
