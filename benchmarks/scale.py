@@ -14,12 +14,12 @@ fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
   pipeline (one task per core) on the first 20,000 of them.
 
 Every method runs with the cyclic garbage collector off while timed (``harness.timed``; our
-build pauses it itself) and with its imports done beforehand. The results file records the
-machine, read from it at run time, and the load average at start and end. Results go to
+build pauses it itself) and with its imports done beforehand. The results file records, for each
+size, the machine, read from it at run time, the command, and the load average at start and end. Results go to
 benchmarks/results/scale.json and scale.png, and the README's generated block is refreshed.
 
     python -m benchmarks.scale                 # 10k, 100k, 1M
-    python -m benchmarks.scale --sizes 10000   # one size
+    python -m benchmarks.scale --sizes 10000   # one size (the others stay if measured on this machine)
 """
 
 from __future__ import annotations
@@ -307,6 +307,7 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
     alternate, the first of them alternating from one repeat to the next."""
     import statistics
 
+    load_at_start = load_average()
     subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)
     _, files, labels = _files(n)
     runs: dict[str, list[dict]] = {"ours": [], "reference": []}
@@ -337,6 +338,9 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         "distinct_texts": comparison["near_dup"]["texts"],
         "near_dup": comparison["near_dup"],
         "datatrove": comparison["datatrove"],
+        "machine": machine(),
+        "command": command("benchmarks.scale"),
+        "load_average": {"start": load_at_start, "end": load_average()},
     }
 
 
@@ -359,7 +363,6 @@ def main() -> None:
         if flag:
             print(json.dumps(fn(flag)))
             return
-    load_at_start = load_average()
     results = []
     for n in args.sizes:
         r = size(n, args.repeats or (3 if n <= 100_000 else 1), args.datatrove_at)
@@ -367,13 +370,17 @@ def main() -> None:
         print(f"N={n}: build {r['total_seconds']:.1f} s (peak {r['peak_bytes'] / 2**30:.2f} GiB), reference "
               f"{r['reference']['seconds']:.1f} s ({r['whole_pipeline_ratio']:.1f}x), papers {r['papers']} / reference "
               f"{r['reference']['papers']} / truth {r['papers_truth']}; near-dup alone {r['near_dup']['speedup']:.1f}x "
-              f"datasketch", flush=True)
-    result = {"results": results, "machine": machine(), "command": command("benchmarks.scale"),
-              "load_average": {"start": load_at_start, "end": load_average()}}
-    print(json.dumps({k: result[k] for k in ("machine", "load_average")}))
+              f"datasketch; load {r['load_average']}", flush=True)
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
-        (RESULTS / "scale.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        path = RESULTS / "scale.json"
+        # Sizes not rerun stay, if they were measured on this same machine with the same packages:
+        # figures from two machines never mix in one file.
+        here = machine()
+        kept = [r for r in (json.loads(path.read_text())["results"] if path.is_file() else [])
+                if r["n"] not in args.sizes and r.get("machine") == here]
+        result = {"results": sorted(kept + results, key=lambda r: r["n"]), "machine": here}
+        path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         plot(result, RESULTS / "scale.png")
         from neurips_abstracts.docs import refresh_benchmark_blocks  # not in the timed processes' memory
 

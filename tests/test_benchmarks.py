@@ -126,3 +126,38 @@ def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
                                    rows=4, seed=20261129, cores=1)
     assert seen == []
     assert out == {"removed": 1}  # the revision
+
+
+def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
+    """Machine facts and ratios in README come from the results files: change the file, the text follows."""
+    import json
+    import shutil
+
+    from neurips_abstracts.docs import refresh_benchmark_blocks
+
+    from .conftest import ROOT
+
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
+    results = tmp_path / "benchmarks" / "results"
+    machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
+               "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
+    for name in ("near_dup", "scale", "startup"):
+        data = json.loads((results / f"{name}.json").read_text())
+        data |= {"machine": machine, "command": f"python -m benchmarks.{name}",
+                 "load_average": {"start": [60.0, 1, 1], "end": [0.5, 1, 1]}}
+        if name == "scale":
+            for r in data["results"]:
+                r |= {"machine": machine, "command": "python -m benchmarks.scale",
+                      "load_average": {"start": [60.0, 1, 1], "end": [0.5, 1, 1]}}
+            r = data["results"][0]
+            r["reference"]["seconds"], r["total_seconds"] = 30.0, 2.0
+            r["whole_pipeline_ratio"] = 15.0
+        (results / f"{name}.json").write_text(json.dumps(data))
+    assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md"]
+    text = (tmp_path / "README.md").read_text()
+    assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == 3
+    assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
+    assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
+    assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
+    assert refresh_benchmark_blocks(tmp_path) == []  # idempotent

@@ -48,29 +48,32 @@ SELECT count(*) FROM '{hf}/occurrences/train-00000-of-00001.parquet';
 """
 
 
+def machine_facts(m: dict) -> str:
+    versions = ", ".join(f"{name} {v}" for name, v in m["packages"].items() if v)
+    memory = f", {m['memory_bytes'] / 2**30:.0f} GiB memory" if m.get("memory_bytes") else ""
+    return (
+        f"{m['cpu_model']} ({m['usable_cores']} of {m['logical_cores']} cores usable){memory}, {m['os']}, "
+        f"{m['python']}; {versions}"
+    )
+
+
+def load_facts(result: dict, cores: int) -> str:
+    """How busy the machine was, as the results file recorded it ("" if it did not)."""
+    load = result.get("load_average") or {}
+    if not (load.get("start") and load.get("end")):
+        return ""
+    busiest = max(load["start"][0], load["end"][0])
+    return f"The 1-minute load average was {load['start'][0]:.2f} at the start and {load['end'][0]:.2f} at the end" + (
+        f": above {cores} cores, other work competed for the CPU, so these timings are contended." if busiest > cores else "."
+    )
+
+
 def machine_sentence(result: dict) -> str:
     """What machine a benchmark ran on and how busy it was, as its results file recorded them."""
     m = result.get("machine")
     if m is None:
         return "The machine this ran on was not recorded."
-    versions = ", ".join(f"{name} {v}" for name, v in m["packages"].items() if v)
-    memory = f", {m['memory_bytes'] / 2**30:.0f} GiB memory" if m.get("memory_bytes") else ""
-    text = (
-        f"Measured by `{result['command']}` on {m['cpu_model']} ({m['usable_cores']} of {m['logical_cores']} cores "
-        f"usable){memory}, {m['os']}, {m['python']}; {versions}."
-    )
-    load = result.get("load_average") or {}
-    if load.get("start") and load.get("end"):
-        busiest = max(load["start"][0], load["end"][0])
-        text += (
-            f" The 1-minute load average was {load['start'][0]:.2f} at the start and {load['end'][0]:.2f} at the end"
-            + (
-                f": above {m['usable_cores']} cores, other work competed for the CPU, so these timings are contended."
-                if busiest > m["usable_cores"]
-                else "."
-            )
-        )
-    return text
+    return f"Measured by `{result['command']}` on {machine_facts(m)}. {load_facts(result, m['usable_cores'])}".rstrip()
 
 
 def near_dup_block(result: dict | None) -> str:
@@ -173,14 +176,15 @@ def scale_block(result: dict | None) -> str:
         "texts, two Parquet tables written with pyarrow; it repairs no mojibake, makes no plain text, checks no "
         "contracts and records no provenance.",
         "",
-        machine_sentence(result),
+        f"Measured on {machine_facts(result['machine'])}.",
         "",
     ]
     for r in runs:
         lines += [
             f"**N = {r['n']:,} raw records** ({r['bytes'] / 1e6:,.0f} MB in {r['dumps']} dump{'s' if r['dumps'] != 1 else ''}, "
             f"{r['papers_truth']:,} papers made by the generator): our build {r['total_seconds']:.1f} s end to end, peak "
-            f"memory {_gib(r['peak_bytes'])}; floor (read and SHA-256 the bytes) {r['floor_seconds']:.2f} s.",
+            f"memory {_gib(r['peak_bytes'])}; floor (read and SHA-256 the bytes) {r['floor_seconds']:.2f} s. "
+            f"Run by `{r['command']}`. {load_facts(r, r['machine']['usable_cores'])}".rstrip(),
             "",
             "| stage | seconds | records/s | MB/s | peak memory |",
             "|---|---|---|---|---|",
