@@ -24,7 +24,6 @@ import argparse
 import json
 import random
 import re
-import time
 from dataclasses import asdict
 
 from neurips_abstracts.config import NearDupConfig

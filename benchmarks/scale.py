@@ -247,6 +247,8 @@ def near_dup_comparison(texts_file: Path, with_datatrove: bool) -> dict:
     out["speedup"] = out["datasketch"]["seconds"] / out["ours"]["seconds"]
     out["cpu_speedup"] = out["datasketch"]["cpu_seconds"] / out["ours"]["cpu_seconds"]
     datatrove = datatrove_comparison(distinct[:DATATROVE_SUBSET], methods["ours"]) if with_datatrove else None
+    if datatrove:
+        datatrove["truth_removed"] = datatrove["texts"] - len(set(truth[:DATATROVE_SUBSET]))
     return {"near_dup": out, "datatrove": datatrove}
 
 

@@ -154,10 +154,11 @@ def _near_dup_alone(r: dict) -> str:
     if dt:
         text += (
             f" datatrove's MinHash pipeline took **{dt['ratio']:.1f}x** our wall time on the first {dt['texts']:,} of "
-            f"those texts, {dt['seconds']:.2f} s against {dt['ours_seconds']:.2f} s in the same process (signatures "
-            f"on {dt['tasks']} tasks, one task per bucket on a pool of {dt['tasks']} workers as datatrove requires, "
-            f"clustering in one task, its input read from JSONL shards written beforehand); it marked "
-            f"{dt['removed']:,} texts as duplicates, ours {dt['ours_removed']:,}."
+            f"those texts, {dt['seconds']:.2f} s against {dt['ours_seconds']:.2f} s, both started from the same "
+            f"process (signatures on {dt['tasks']} tasks, one task per bucket on a pool of {dt['tasks']} workers as "
+            f"datatrove requires, clustering in one task, its input read from JSONL shards written beforehand); it "
+            f"marked {dt['removed']:,} texts as duplicates, ours {dt['ours_removed']:,}"
+            + (f", the generator's labels {dt['truth_removed']:,}." if "truth_removed" in dt else ".")
         )
     return text
 
