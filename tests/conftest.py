@@ -1,7 +1,15 @@
+"""Fixtures every test builds from. Tests never read the live raw/ or dist/: a contributor adds
+dumps there, and the suite must pass unchanged (whether the committed dist/ and docs match raw/
+is `python build_dataset.py check`'s job). Real abstracts come from the seeds' frozen copy in
+tests/data/seeds; the large corpora in ../shared are read only by tests marked `corpus`, which
+the default run deselects (run them with `python -m pytest -m corpus`)."""
+
 from __future__ import annotations
 
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SEEDS = SHARED / "seeds"
 CORPORA = SHARED / "corpora"
+# The project's first two dumps, byte for byte (test_parse checks them against ../shared/seeds):
+# frozen here so that the fixtures stay the same whatever raw/ grows into.
+SEED_DIR = Path(__file__).resolve().parent / "data" / "seeds"
 HEADER = "NeurIPS 2026 论文列表"
+CORPUS_HINT = "python -m pytest -m corpus (needs the real corpora in ../shared)"
 
 
 def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -31,13 +43,56 @@ def make_dump(abstracts: list[str], header: str = HEADER) -> bytes:
     return (header + "\n\n" + "\n\n".join(abstracts)).encode("utf-8")
 
 
+def seed_files() -> list[Path]:
+    return sorted(SEED_DIR.glob("*.txt"))
+
+
+def copy_seeds(raw: Path) -> Path:
+    """The seed dumps with their metadata files, as `add` leaves them."""
+    raw.mkdir(parents=True, exist_ok=True)
+    for f in seed_files():
+        (raw / f.name).write_bytes(f.read_bytes())
+        (raw / f.with_suffix(".json").name).write_bytes(f.with_suffix(".json").read_bytes())
+    return raw
+
+
+def seed_abstracts() -> list[str]:
+    """The seeds' records in file order, split the plain way (the seeds are tidy: one paragraph
+    per abstract, single blank lines, no hard wraps), as an oracle independent of the parser."""
+    return [t for f in seed_files() for t in f.read_text(encoding="utf-8").split("\n\n")[1:] if t.strip()]
+
+
+def seed_counts() -> dict[str, int]:
+    """What a build of the seeds must report, derived from the seeds themselves: every record is
+    an occurrence; texts equal after normalization are one paper (no two seeds are revisions of
+    one another, so there are no near duplicates)."""
+    from neurips_abstracts.normalize import normalize
+
+    texts = seed_abstracts()
+    papers = len({normalize(t) for t in texts})
+    return {"records": len(texts), "papers": papers, "exact_duplicate": len(texts) - papers, "near_duplicate": 0}
+
+
+def synthetic_abstracts(n: int, seed: int = 0, words: tuple[int, int] = (150, 260)) -> list[str]:
+    """``n`` abstract-like texts of sentences drawn from the seeds' vocabulary: the word
+    distribution of real prose, but no two texts share more than a chance 3-word shingle."""
+    vocab = sorted({w for t in seed_abstracts() for w in re.findall(r"[a-z]{2,}", t)})
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        target, sentences = rng.randint(*words), []
+        while sum(len(s.split()) for s in sentences) < target:
+            body = rng.choices(vocab, k=rng.randint(12, 24))
+            sentences.append(" ".join([body[0].capitalize(), *body[1:]]) + ".")
+        out.append(" ".join(sentences))
+    return out
+
+
 def require_shared() -> None:
-    """Skip where ../shared is absent (a contributor's fork on GitHub); .ci/run sets
-    REQUIRE_SHARED=1 so that there a missing ../shared fails instead of skipping."""
+    """Fail (never skip) where ../shared is absent: only `corpus` tests read it, and those run
+    only when asked for."""
     if not CORPORA.is_dir():
-        if os.environ.get("REQUIRE_SHARED") == "1":
-            pytest.fail(f"{CORPORA} is missing but REQUIRE_SHARED=1")
-        pytest.skip(f"{CORPORA} not present")
+        pytest.fail(f"{CORPORA} is missing: corpus tests need the real corpora beside the clone", pytrace=False)
 
 
 def corpus_abstracts(year: int) -> list[str]:
@@ -51,20 +106,55 @@ def corpus_abstracts(year: int) -> list[str]:
     return [json.loads(line)["abstract"] for line in text.splitlines() if line.strip()]
 
 
+def real_texts(source: str | int) -> list[str]:
+    """Real abstracts: the seeds' (source "seeds") or a corpus year's."""
+    return seed_abstracts() if source == "seeds" else corpus_abstracts(source)
+
+
+# Tests on real text run on the seeds everywhere, and on the corpora in the corpus suite.
+REAL_SOURCES = ["seeds", pytest.param(2018, marks=pytest.mark.corpus), pytest.param(2023, marks=pytest.mark.corpus)]
+
+_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
+
+
+def pytest_collection_modifyitems(config, items):
+    # With -m the user chose; without, the corpus tests stay out so that a clone without
+    # ../shared runs everything else and skips nothing.
+    if config.option.markexpr:
+        return
+    corpus = [item for item in items if item.get_closest_marker("corpus")]
+    if corpus:
+        items[:] = [item for item in items if not item.get_closest_marker("corpus")]
+        config.hook.pytest_deselected(items=corpus)
+    config.stash[_DESELECTED] = len(corpus)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("corpus"):
+        require_shared()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    n = config.stash.get(_DESELECTED, 0)
+    if n:
+        terminalreporter.write_line(f"{n} corpus tests not selected; run them with {CORPUS_HINT}")
+
+
 @pytest.fixture(scope="session")
 def seeds_dist(tmp_path_factory) -> Path:
+    """A build of the seeds (not of raw/)."""
     from neurips_abstracts.build import build
 
     out = tmp_path_factory.mktemp("seeds") / "dist"
-    build(ROOT / "raw", out)
+    build(SEED_DIR, out, previous=None)
     return out
 
 
 @pytest.fixture
 def raw_copy(tmp_path) -> Path:
-    """A writable copy of raw/ (the seeds) to add or break dumps in."""
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    for f in sorted((ROOT / "raw").glob("*.txt")):
-        (raw / f.name).write_bytes(f.read_bytes())
-    return raw
+    """A writable raw folder holding the seeds, to add or break dumps in."""
+    return copy_seeds(tmp_path / "raw")

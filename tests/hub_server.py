@@ -1,14 +1,24 @@
 """A small Hugging Face Hub on 127.0.0.1 for the publish tests.
 
 It implements the endpoints the real ``huggingface_hub`` client calls to publish a dataset:
-whoami, repo create and info, refs, tree, validate-yaml, preupload, commit (NDJSON, with
-``parentCommit`` checked like the Hub: 412 when the branch moved), tag create and delete. Every
-request is recorded. Faults can be queued per endpoint to test refusals and retries.
+whoami, repo create and info, refs, tree, commits, validate-yaml, preupload, the git LFS batch
+API with its upload and verify actions, commit (NDJSON with ``file`` and ``lfsFile`` entries,
+``parentCommit`` checked like the Hub: 412 when the branch moved), tag create and delete.
+
+Like the Hub, preupload answers "lfs" for a file that the repository's .gitattributes sends to
+LFS (``*.parquet`` in a new dataset repository), that is binary or of 10 MiB or more, and
+"regular" otherwise; for an LFS file the tree gives the git id of its pointer and the sha256
+under ``lfs``. huggingface_hub sends LFS files through Xet when hf_xet is installed: the tests
+set HF_HUB_DISABLE_XET=1, so the client's LFS batch path is the one that runs.
+
+Every request is recorded. Faults can be queued per endpoint to test refusals and retries,
+either instead of the answer or after the request was applied (a lost answer).
 """
 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import hashlib
 import json
 import re
@@ -18,8 +28,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlparse
 
 
+LFS_THRESHOLD = 10 * 1024 * 1024
+
+
 def git_blob_oid(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def lfs_pointer(data: bytes) -> bytes:
+    return f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(data).hexdigest()}\nsize {len(data)}\n".encode()
+
+
+def lfs_patterns(gitattributes: bytes) -> list[str]:
+    return [line.split()[0] for line in gitattributes.decode().splitlines() if "filter=lfs" in line.split()[1:]]
 
 
 @dataclass
@@ -28,6 +49,7 @@ class Commit:
     parent: str | None
     files: dict[str, bytes]
     message: str
+    lfs: frozenset[str] = frozenset()  # paths stored as LFS pointers
 
 
 @dataclass
@@ -37,12 +59,21 @@ class Repo:
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    lfs_objects: dict[str, bytes] = field(default_factory=dict)  # sha256 -> content, once uploaded
 
-    def commit(self, parent: str | None, files: dict[str, bytes], message: str) -> Commit:
+    def commit(self, parent: str | None, files: dict[str, bytes], message: str, lfs=frozenset()) -> Commit:
         digest = hashlib.sha1(json.dumps([parent, message, sorted((k, git_blob_oid(v)) for k, v in files.items())]).encode())
-        c = Commit(digest.hexdigest(), parent, files, message)
+        c = Commit(digest.hexdigest(), parent, files, message, frozenset(lfs))
         self.commits[c.oid] = c
         return c
+
+    def upload_mode(self, branch: str, path: str, size: int, sample: bytes) -> str:
+        head = self.commits[self.branches[branch]] if branch in self.branches else None
+        patterns = lfs_patterns(head.files.get(".gitattributes", b"")) if head else []
+        name = path.rsplit("/", 1)[-1]
+        if any(fnmatch.fnmatch(path, p) or fnmatch.fnmatch(name, p) for p in patterns):
+            return "lfs"
+        return "lfs" if size >= LFS_THRESHOLD or b"\0" in sample else "regular"
 
 
 @dataclass
@@ -60,7 +91,7 @@ class Hub:
         self.users = users
         self.repos: dict[str, Repo] = {}
         self.requests: list[Request] = []
-        self.faults: list[tuple[str, str, int]] = []  # (method, path regex, status), used once each
+        self.faults: list[tuple[str, str, int, bool]] = []  # (method, path regex, status, after), used once each
         self.before_commit = None  # callable(hub, repo_id) run when a commit arrives
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -81,15 +112,24 @@ class Hub:
         repo.branches["main"] = first.oid
         return repo
 
-    def fail(self, method: str, path_regex: str, status: int, times: int = 1) -> None:
-        self.faults.extend([(method, path_regex, status)] * times)
+    def fail(self, method: str, path_regex: str, status: int, times: int = 1, after: bool = False) -> None:
+        """Answer the next ``times`` matching requests with ``status``: instead of handling them,
+        or, with ``after``, once they were handled (the client never learns they succeeded)."""
+        self.faults.extend([(method, path_regex, status, after)] * times)
 
     def head_files(self, repo_id: str, branch: str = "main") -> dict[str, bytes]:
         repo = self.repos[repo_id]
         return repo.commits[repo.branches[branch]].files
 
+    def head_lfs(self, repo_id: str, branch: str = "main") -> frozenset[str]:
+        repo = self.repos[repo_id]
+        return repo.commits[repo.branches[branch]].lfs
+
     def commits_received(self) -> list[Request]:
         return [r for r in self.requests if r.method == "POST" and "/commit/" in r.path]
+
+    def lfs_uploads(self) -> list[Request]:
+        return [r for r in self.requests if r.method == "PUT" and r.path.startswith("/lfs-upload/")]
 
     def _handler(self):
         hub = self
@@ -112,21 +152,37 @@ class Hub:
 
             def _handle(self, method: str) -> None:
                 url = urlparse(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    body = self._read_chunked()
+                else:
+                    length = int(self.headers.get("Content-Length") or 0)
+                    body = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 req = Request(method, unquote(url.path), parse_qs(url.query), headers, body)
                 with hub.lock:
                     hub.requests.append(req)
-                    for k, (m, rx, status) in enumerate(hub.faults):
-                        if m == method and re.search(rx, req.path):
-                            del hub.faults[k]
-                            return self._send(status, {"error": f"injected {status}"})
+                    fault = next((f for f in hub.faults if f[0] == method and re.search(f[1], req.path)), None)
+                    if fault is not None:
+                        hub.faults.remove(fault)
+                        if not fault[3]:
+                            return self._send(fault[2], {"error": f"injected {fault[2]}"})
                     try:
                         status, payload = hub.route(req)
-                    except Exception as exc:  # a bug in the fake hub must show, not hang the client
+                    except Exception as exc:  # a bug in the test hub must show, not hang the client
                         status, payload = 500, {"error": f"test hub error: {exc!r}"}
+                    if fault is not None:
+                        status, payload = fault[2], {"error": f"injected {fault[2]} after applying the request"}
                 self._send(status, payload)
+
+            def _read_chunked(self) -> bytes:
+                body = b""
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                    if size == 0:
+                        self.rfile.readline()
+                        return body
+                    body += self.rfile.read(size)
+                    self.rfile.readline()
 
             def do_GET(self):
                 self._handle("GET")
@@ -136,6 +192,9 @@ class Hub:
 
             def do_DELETE(self):
                 self._handle("DELETE")
+
+            def do_PUT(self):
+                self._handle("PUT")
 
         return Handler
 
@@ -149,6 +208,12 @@ class Hub:
     def route(self, req: Request):
         user = self._user(req)
         path = req.path
+        m = re.fullmatch(r"/lfs-(upload|verify)/([^/]+/[^/]+)/([0-9a-f]{64})", path)
+        if m:  # the storage URLs the batch API hands out: pre-signed on the Hub, so no token here
+            return self._lfs_storage(req, *m.groups())
+        m = re.fullmatch(r"/datasets/([^/]+/[^/]+)\.git/info/lfs/objects/batch", path)
+        if m:
+            return self._lfs_batch(req, user, m[1])
         if path == "/api/whoami-v2":
             if not user:
                 return 401, {"error": "Invalid credentials in Authorization header"}
@@ -172,7 +237,7 @@ class Hub:
                 return 409, {"error": "You already created this dataset repo", "url": f"{self.endpoint}/datasets/{repo_id}"}
             self.add_repo(repo_id, owner).private = bool(data.get("private"))
             return 200, {"url": f"{self.endpoint}/datasets/{repo_id}"}
-        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(refs|tree|preupload|commit|tag|revision)(?:/([^/]+))?(?:/(.*))?", path)
+        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(refs|tree|preupload|commit|commits|tag|revision)(?:/([^/]+))?(?:/(.*))?", path)
         if not m:
             return 404, {"error": f"no route {req.method} {path}"}
         repo_id, action, rev, rest = m.groups()
@@ -195,20 +260,30 @@ class Hub:
         if action == "tree":
             if oid is None:
                 return 404, {"error": "Revision not found"}
-            return 200, [
-                {"type": "file", "path": p, "size": len(b), "oid": git_blob_oid(b)}
-                for p, b in sorted(repo.commits[oid].files.items())
-            ]
+            commit = repo.commits[oid]
+            return 200, [self._tree_entry(p, b, p in commit.lfs) for p, b in sorted(commit.files.items())]
+        if action == "commits":
+            if oid is None:
+                return 404, {"error": "Revision not found"}
+            history = []
+            while oid is not None:
+                c = repo.commits[oid]
+                history.append({"id": c.oid, "title": c.message, "message": "", "authors": [{"user": repo.owner}],
+                                "date": "2026-11-29T00:00:00.000Z"})
+                oid = c.parent
+            return 200, history
         if not writable:
             return 403, {"error": "You don't have the rights to write to this repository"}
         if action == "preupload":
-            files = json.loads(req.body)["files"]
-            current = repo.commits[repo.branches[rev]].files if rev in repo.branches else {}
-            return 200, {"files": [
-                {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                 "oid": git_blob_oid(current[f["path"]]) if f["path"] in current else None}
-                for f in files
-            ]}
+            answers = []
+            head = repo.commits[repo.branches[rev]] if rev in repo.branches else None
+            for f in json.loads(req.body)["files"]:
+                mode = repo.upload_mode(rev, f["path"], f["size"], base64.b64decode(f["sample"]))
+                current = head.files.get(f["path"]) if head else None
+                # The id the client compares with its own: sha256 for LFS content, git's for the rest.
+                oid = None if current is None else hashlib.sha256(current).hexdigest() if mode == "lfs" else git_blob_oid(current)
+                answers.append({"path": f["path"], "uploadMode": mode, "shouldIgnore": False, "oid": oid})
+            return 200, {"files": answers}
         if action == "commit":
             if self.before_commit:
                 hook, self.before_commit = self.before_commit, None
@@ -220,16 +295,26 @@ class Hub:
             if parent is not None and parent != head:
                 return 412, {"error": "A commit has happened since. Please refresh and try again."}
             files = dict(repo.commits[head].files) if head else {}
+            lfs = set(repo.commits[head].lfs) if head else set()
             for item in lines:
+                path = item["value"].get("path") if isinstance(item["value"], dict) else None
                 if item["key"] == "file":
-                    files[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+                    files[path] = base64.b64decode(item["value"]["content"])
+                    lfs.discard(path)
+                elif item["key"] == "lfsFile":
+                    data = repo.lfs_objects.get(item["value"]["oid"])
+                    if data is None or len(data) != item["value"]["size"]:
+                        return 422, {"error": f"LFS object {item['value']['oid']} for {path} was never uploaded"}
+                    files[path] = data
+                    lfs.add(path)
                 elif item["key"] == "deletedFile":
-                    if item["value"]["path"] not in files:
+                    if path not in files:
                         return 404, {"error": "A file with this name doesn't exist"}
-                    del files[item["value"]["path"]]
-                elif item["key"] in ("lfsFile", "deletedFolder"):
-                    return 400, {"error": f"{item['key']} not supported by the test hub"}
-            c = repo.commit(head, files, header["summary"])
+                    del files[path]
+                    lfs.discard(path)
+                elif item["key"] == "deletedFolder":
+                    return 400, {"error": "deletedFolder not supported by the test hub"}
+            c = repo.commit(head, files, header["summary"], lfs)
             repo.branches[rev] = c.oid
             return 200, {"success": True, "commitOid": c.oid, "commitUrl": f"{self.endpoint}/datasets/{repo_id}/commit/{c.oid}",
                          "pullRequestUrl": None}
@@ -247,3 +332,49 @@ class Hub:
             repo.tags[tag] = oid
             return 200, {}
         return 404, {"error": "no route"}
+
+    @staticmethod
+    def _tree_entry(path: str, data: bytes, is_lfs: bool) -> dict:
+        if not is_lfs:
+            return {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(data)}
+        pointer = lfs_pointer(data)
+        return {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(pointer),
+                "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": len(pointer)}}
+
+    def _lfs_batch(self, req: Request, user, repo_id: str):
+        """The git LFS batch API (upload): storage actions for objects the repository lacks."""
+        if not user:
+            return 401, {"message": "Invalid credentials"}
+        repo = self.repos.get(repo_id)
+        if repo is None:
+            return 404, {"message": "Repository not found"}
+        if repo.owner != user[0] and repo.owner not in user[1]:
+            return 403, {"message": "You don't have the rights to write to this repository"}
+        batch = json.loads(req.body)
+        if batch.get("operation") != "upload" or batch.get("hash_algo", "sha256") != "sha256":
+            return 422, {"message": "only sha256 uploads are supported"}
+        objects = []
+        for obj in batch["objects"]:
+            entry = {"oid": obj["oid"], "size": obj["size"], "authenticated": True}
+            if obj["oid"] not in repo.lfs_objects:  # present objects get no actions: nothing to send
+                entry["actions"] = {
+                    "upload": {"href": f"{self.endpoint}/lfs-upload/{repo_id}/{obj['oid']}", "header": {}},
+                    "verify": {"href": f"{self.endpoint}/lfs-verify/{repo_id}/{obj['oid']}", "header": {}},
+                }
+            objects.append(entry)
+        return 200, {"transfer": "basic", "objects": objects, "hash_algo": "sha256"}
+
+    def _lfs_storage(self, req: Request, kind: str, repo_id: str, oid: str):
+        repo = self.repos.get(repo_id)
+        if repo is None:
+            return 404, {"error": "Repository not found"}
+        if kind == "upload":
+            if req.method != "PUT" or hashlib.sha256(req.body).hexdigest() != oid:
+                return 400, {"error": "uploaded bytes do not match their sha256"}
+            repo.lfs_objects[oid] = req.body
+            return 200, {}
+        data = repo.lfs_objects.get(oid)
+        body = json.loads(req.body)
+        if data is None or body.get("oid") != oid or body.get("size") != len(data):
+            return 404, {"error": "LFS object not found"}
+        return 200, {}

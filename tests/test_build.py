@@ -1,5 +1,4 @@
 import json
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -8,7 +7,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, make_dump, run_cli
+from .conftest import ROOT, make_dump, run_cli, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -16,22 +15,21 @@ def read(dist: Path, table: str):
 
 
 def test_seeds_build_counts(seeds_dist):
+    want = seed_counts()
+    assert want["exact_duplicate"] > 0  # the seeds hold copies: the fixture exercises merging
     papers, occ = read(seeds_dist, "papers"), read(seeds_dist, "occurrences")
-    assert occ.num_rows == 38
-    assert papers.num_rows == 36
+    assert occ.num_rows == want["records"]
+    assert papers.num_rows == want["papers"]
     relations = occ.column("relation").to_pylist()
-    assert relations.count("exact_duplicate") == 2 and relations.count("canonical") == 36
+    assert relations.count("exact_duplicate") == want["exact_duplicate"]
+    assert relations.count("canonical") == want["papers"]
     manifest = json.loads((seeds_dist / "build_manifest.json").read_text())
-    assert manifest["counts"]["records"] == 38 and manifest["counts"]["papers"] == 36
-
-
-def test_committed_dist_is_fresh():
-    assert check(ROOT / "raw", ROOT / "dist") == []
+    assert manifest["counts"]["records"] == want["records"] and manifest["counts"]["papers"] == want["papers"]
 
 
 def test_byte_identical_across_env_folders_and_file_order(tmp_path):
     outs = []
-    seeds = sorted((ROOT / "raw").glob("*.txt"))
+    seeds = seed_files()
     for k, (order, env) in enumerate(
         [
             (seeds, {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C"}),
@@ -53,21 +51,28 @@ def test_byte_identical_across_env_folders_and_file_order(tmp_path):
             assert str(tmp_path).encode() not in data and str(ROOT).encode() not in data
 
 
-def test_check_names_stale_files_and_exits_1(tmp_path):
+def test_check_names_stale_files_and_exits_1(raw_copy, tmp_path):
     dist = tmp_path / "dist"
-    shutil.copytree(ROOT / "dist", dist)
+    build(raw_copy, dist)
+    fresh = run_cli("check", "--raw", str(raw_copy), "--dist", str(dist), "--no-docs")
+    assert fresh.returncode == 0 and "up to date" in fresh.stdout, fresh.stderr
+    (raw_copy / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A new abstract on sparse graph streams."]))
+    assert "dist/data/papers/train-00000-of-00001.parquet" in check(raw_copy, dist, docs=False)
+    (raw_copy / "009_aaaaaaaaaaaaaaaa.txt").unlink()
     (dist / data_path("papers")).write_bytes(b"stale")
     (dist / "extra.txt").write_text("x")
-    proc = run_cli("check", "--dist", str(dist))
+    proc = run_cli("check", "--raw", str(raw_copy), "--dist", str(dist), "--no-docs")
     assert proc.returncode == 1
     assert "data/papers/train-00000-of-00001.parquet" in proc.stderr and "extra.txt" in proc.stderr
     assert "python build_dataset.py build" in proc.stderr
 
 
-def test_cli_summary_and_help(tmp_path):
-    proc = run_cli("--raw", str(ROOT / "raw"), "--out", str(tmp_path / "d"))
+def test_cli_summary_and_help(raw_copy, tmp_path):
+    proc = run_cli("--raw", str(raw_copy), "--out", str(tmp_path / "d"))
     assert proc.returncode == 0, proc.stderr
-    assert "38 records" in proc.stdout and "36 papers" in proc.stdout and "2 exact duplicates" in proc.stdout
+    want = seed_counts()
+    assert f"{want['records']} records parsed from {len(seed_files())} dumps -> {want['papers']} papers" in proc.stdout
+    assert f"({want['exact_duplicate']} exact duplicates, 0 near duplicates)" in proc.stdout
     for cmd in ("build", "check"):
         help_text = run_cli(cmd, "--help").stdout
         assert "Example:" in help_text and f"python build_dataset.py {cmd}" in help_text
@@ -90,7 +95,8 @@ def test_new_dump_of_new_papers_changes_no_existing_row(raw_copy, tmp_path):
 
 def test_library_build_without_cli(raw_copy, tmp_path):
     summary = build(raw_copy, tmp_path / "out")
-    assert summary["records"] == 38 and summary["papers"] == 36 and summary["seconds"] >= 0
+    want = seed_counts()
+    assert summary["records"] == want["records"] and summary["papers"] == want["papers"] and summary["seconds"] >= 0
 
 
 @pytest.mark.parametrize("table", ["papers", "occurrences"])
@@ -111,12 +117,12 @@ def test_readers(seeds_dist, table):
     assert ds.features[table == "papers" and "word_count" or "record_index"].dtype == "int64"
 
 
-def test_progress_bar_only_on_a_terminal(tmp_path):
+def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     import os
     import pty
     import sys
 
-    quiet = run_cli("build", "--raw", str(ROOT / "raw"), "--out", str(tmp_path / "a"))
+    quiet = run_cli("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
     assert quiet.returncode == 0 and quiet.stderr == ""  # redirected: no bar
     out = tmp_path / "b"
     pid, fd = pty.fork()
@@ -126,7 +132,7 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
         import termios
 
         fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-        os.execv(sys.executable, [sys.executable, str(ROOT / "build_dataset.py"), "build", "--raw", str(ROOT / "raw"), "--out", str(out)])
+        os.execv(sys.executable, [sys.executable, str(ROOT / "build_dataset.py"), "build", "--raw", str(raw_copy), "--out", str(out)])
     chunks = []
     while True:
         try:

@@ -12,25 +12,28 @@ from neurips_abstracts.build import build, diff_dirs
 from neurips_abstracts.config import DEFAULT_CONFIG, BuildConfig
 from neurips_abstracts.contracts import check
 from neurips_abstracts.dedup import jaccard, shingles
+from neurips_abstracts.identity import new_paper_id
 from neurips_abstracts.normalize import normalize
 from neurips_abstracts.pipeline import run
 from neurips_abstracts.write import data_path
 
-from .conftest import corpus_abstracts, make_dump
+from .conftest import make_dump, seed_abstracts, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 THRESHOLD = DEFAULT_CONFIG.near_dup.threshold
 
 
 @functools.lru_cache(maxsize=1)
-def long_real_abstracts() -> tuple[str, ...]:
-    """Real 2023 abstracts of at least 150 words, normalized."""
-    return tuple(t for t in (normalize(a) for a in corpus_abstracts(2023)) if len(t.split()) >= 150)
+def long_abstracts() -> tuple[str, ...]:
+    """40 normalized texts of at least 150 words, no two near duplicates: the seeds' distinct
+    abstracts first (real prose), then synthetic ones."""
+    seeds = [t for t in dict.fromkeys(normalize(a) for a in seed_abstracts()) if len(t.split()) >= 150]
+    return tuple(seeds + synthetic_abstracts(40 - len(seeds)))[:40]
 
 
 @pytest.fixture(scope="module")
 def real():
-    return long_real_abstracts()
+    return long_abstracts()
 
 
 def sim(a: str, b: str) -> float:
@@ -112,7 +115,7 @@ def test_chain_follows_union_find_rule(real):
     assert occ["000_a.txt"]["relation"] == "near_duplicate"
     assert occ["000_a.txt"]["similarity"] == pytest.approx(sim(A, C)) and occ["000_a.txt"]["similarity"] < THRESHOLD
     # the id is the founding occurrence's (A's), so it did not move when B and C arrived
-    assert paper["paper_id"] == occ["000_a.txt"]["text_sha256"][:16]
+    assert paper["paper_id"] == new_paper_id(occ["000_a.txt"]["source_sha256"], occ["000_a.txt"]["record_index"])
 
 
 def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):
@@ -137,7 +140,7 @@ def test_rebuild_same_clusters_same_bytes_any_order(real, tmp_path):
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_nothing_lost_under_random_dumps(data):
-    pool = long_real_abstracts()[10:40]
+    pool = long_abstracts()[10:40]
     n_dumps = data.draw(st.integers(1, 4))
     files = []
     for d in range(n_dumps):
@@ -148,7 +151,7 @@ def test_nothing_lost_under_random_dumps(data):
     result = run(files, BuildConfig())
     n_records = sum(len(raw.split(b"\n\n")) - 1 for _, raw in files)
     assert result.occurrences.num_rows == n_records == result.stats["records"]
-    check(result.papers, result.occurrences, n_records)
+    check(result.papers, result.occurrences, n_records, result.ids)
     # every distinct base text picked is exactly one paper, whether or not its revision came too
     picked = {t for _, raw in files for t in raw.decode().split("\n\n")[1:]}
     bases = {t if t in pool else next(p for p in pool if revise(p) == t) for t in picked}

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from neurips_abstracts.errors import DumpError
 from neurips_abstracts.parse import parse_dump
 
-from .conftest import HEADER, ROOT, SEEDS, require_shared
+from .conftest import HEADER, SEED_DIR, SEEDS, require_shared, seed_abstracts, seed_files
 
 MESSY = (
     "\ufeff" + HEADER + "  \r\n"
@@ -42,19 +42,20 @@ def test_byte_span_decodes_to_exact_raw_text():
     assert dump.records[0].text_raw == "First abstract, hard-wrapped   \r\nover two lines.\t"
 
 
-def test_raw_holds_the_seeds_byte_for_byte():
+@pytest.mark.corpus
+def test_test_seeds_are_the_shared_seeds_byte_for_byte():
     require_shared()
     seeds = {f.name: f.read_bytes() for f in SEEDS.glob("*.txt")}
-    assert {f.name: f.read_bytes() for f in (ROOT / "raw").glob("*.txt")} == seeds
+    assert {f.name: f.read_bytes() for f in SEED_DIR.glob("*.txt")} == seeds
 
 
 def test_seed_dumps_parse_with_their_header():
     total = 0
-    for f in sorted((ROOT / "raw").glob("*.txt")):
+    for f in seed_files():
         dump = parse_dump(f.name, f.read_bytes(), "NeurIPS", 2026)
         total += len(dump.records)
         assert all(r.text and "\n" not in r.text for r in dump.records)
-    assert total == 38
+    assert total == len(seed_abstracts())
 
 
 def test_header_of_other_year_is_refused():
@@ -92,3 +93,35 @@ def test_round_trip_no_record_lost(records, newline, blank_runs, trailing, bom, 
     for r in dump.records:
         assert data[r.byte_start : r.byte_end].decode("utf-8") == r.text_raw
         assert r.line_end - r.line_start + 1 == r.text_raw.count("\n") + 1
+
+
+@pytest.mark.parametrize("blank", ["\u200b", "\ufeff", "\u00a0", "\u2060", " \u200b\u200c\u200d\t", "\u3000\u2800", "\u00ad"])
+def test_line_of_invisible_characters_separates_records(blank):
+    data = f"{HEADER}\n\nFirst abstract, wrapped\nover two lines.\n{blank}\r\nSecond abstract.".encode()
+    dump = parse_dump("000_x.txt", data, "NeurIPS", 2026)
+    assert [r.text for r in dump.records] == ["First abstract, wrapped over two lines.", "Second abstract."]
+    assert [(r.line_start, r.line_end) for r in dump.records] == [(3, 4), (6, 6)]
+    shown = blank.strip()
+    assert dump.invisible_lines == (((5, shown),) if shown else ())
+
+
+def test_visible_format_characters_and_controls_stay_records():
+    # Arabic number signs are format characters that show; control characters are refused
+    # later ("no visible text"), not taken for a blank line.
+    data = f"{HEADER}\n\nOne.\n\u0600\n\n\x07\n\nTwo.".encode()
+    dump = parse_dump("000_x.txt", data)
+    assert [r.text for r in dump.records] == ["One. \u0600", "\x07", "Two."] and dump.invisible_lines == ()
+
+
+def test_every_invisible_format_character_counts_as_blank():
+    import sys
+    import unicodedata
+
+    from neurips_abstracts.parse import _INVISIBLE_LINE_RE
+
+    shows = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD,
+             0xFFF9, 0xFFFA, 0xFFFB} | set(range(0x13430, 0x13460))  # signs that print, Egyptian hieroglyph controls
+    missing = [f"U+{c:04X}" for c in range(sys.maxunicode + 1)
+               if unicodedata.category(chr(c)) in ("Cf", "Zs", "Zl", "Zp") and c not in shows
+               and not _INVISIBLE_LINE_RE.fullmatch(chr(c))]
+    assert missing == []

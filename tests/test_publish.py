@@ -1,12 +1,17 @@
+import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 
 import pytest
 
 from neurips_abstracts.build import build
+from neurips_abstracts.publish import repo_id_problem, stage_release
+from neurips_abstracts.resources import hub_repo
 
-from .conftest import ROOT, make_dump, run_cli
+from .conftest import make_dump, run_cli, seed_files
 from .hub_server import Hub
 
 TOKEN = "hf_testTOKENvalue123456789"
@@ -21,10 +26,10 @@ def git(cwd, *args):
 
 @pytest.fixture
 def project(tmp_path):
-    """A committed checkout holding raw/ (the seeds) and its build in dist/."""
+    """A committed checkout holding raw/ (the two seed dumps) and its build in dist/."""
     root = tmp_path / "project"
     (root / "raw").mkdir(parents=True)
-    for f in sorted((ROOT / "raw").glob("*.txt")):
+    for f in seed_files():
         shutil.copy(f, root / "raw" / f.name)
     build(root / "raw", root / "dist")
     git(root, "init", "-q")
@@ -35,12 +40,14 @@ def project(tmp_path):
 
 @pytest.fixture
 def hub():
-    with Hub({TOKEN: ("alice", ["neurips-org"]), OTHER: ("mallory", [])}) as h:
+    with Hub({TOKEN: ("alice", ["neurips-org", hub_repo().split("/")[0]]), OTHER: ("mallory", [])}) as h:
         yield h
 
 
 def publish(project, hub, *args, token=TOKEN, endpoint=None):
-    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(project.parent / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+    # Without hf_xet's CAS server here, the client's LFS batch path is the one under test.
+    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(project.parent / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
+           "HF_HUB_DISABLE_XET": "1"}
     if token:
         env["HF_TOKEN"] = token
     else:
@@ -52,17 +59,41 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None):
     return proc
 
 
+def folder_bytes(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
 def dist_bytes(project):
-    dist = project / "dist"
-    return {p.relative_to(dist).as_posix(): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    return folder_bytes(project / "dist")
 
 
-def test_first_release_is_one_commit_with_exactly_dist_and_a_tag(project, hub):
+def staged_bytes(project, repo_id):
+    out = project.parent / f"staged-{repo_id.replace('/', '_')}"
+    stage_release(project / "raw", project / "dist", repo_id, out)
+    return folder_bytes(out)
+
+
+PARQUET = re.compile(r"\.parquet$")
+
+
+def test_release_to_the_project_repo_uploads_exactly_dist(project, hub):
+    proc = publish(project, hub)  # --repo-id defaults to hub-repo of pyproject.toml
+    assert proc.returncode == 0, proc.stderr
+    files = hub.head_files(hub_repo())
+    assert {k: v for k, v in files.items() if k != ".gitattributes"} == dist_bytes(project)
+    assert hub.repos[hub_repo()].tags == {"v1.0.0": hub.repos[hub_repo()].branches["main"]}
+
+
+def test_first_release_is_one_commit_with_the_staged_files_and_a_tag(project, hub):
     proc = publish(project, hub, "--repo-id", "neurips-org/abstracts")
     assert proc.returncode == 0, proc.stderr
     assert len(hub.commits_received()) == 1
     files = hub.head_files("neurips-org/abstracts")
-    assert {k: v for k, v in files.items() if k != ".gitattributes"} == dist_bytes(project)
+    staged = staged_bytes(project, "neurips-org/abstracts")
+    assert {k: v for k, v in files.items() if k != ".gitattributes"} == staged
+    # the same Parquet as dist/; the documents name the repository they are in
+    assert {k: v for k, v in staged.items() if PARQUET.search(k)} == {k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
+    assert b"neurips-org/abstracts" in files["README.md"] and hub_repo().encode() not in files["README.md"]
     repo = hub.repos["neurips-org/abstracts"]
     assert repo.tags == {"v1.0.0": repo.branches["main"]}
     head = repo.branches["main"]
@@ -87,7 +118,7 @@ def test_next_release_updates_deletes_and_keeps_gitattributes(project, hub):
     assert '"deletedFile"' in body and "stale/old.parquet" in body
     files = hub.head_files("alice/abstracts")
     assert set(files) == set(dist_bytes(project)) | {".gitattributes"}
-    assert files["README.md"] == (project / "dist" / "README.md").read_bytes()
+    assert files["README.md"] == staged_bytes(project, "alice/abstracts")["README.md"]
     assert "delete    stale/old.parquet" in proc.stdout and "update    README.md" in proc.stdout
 
 
@@ -107,23 +138,103 @@ def test_existing_tag_on_other_content_is_not_moved_without_force(project, hub):
     assert repo.tags["v1.0.0"] == repo.branches["main"] != tagged
 
 
+def test_parquet_goes_through_the_lfs_batch_api(project, hub):
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    parquet = {k for k in dist_bytes(project) if PARQUET.search(k)}
+    assert len(parquet) >= 2 and hub.head_lfs("alice/abstracts") == parquet
+    batch = [r for r in hub.requests if r.path.endswith(".git/info/lfs/objects/batch")]
+    assert len(batch) == 1 and batch[0].headers["authorization"] == f"Bearer {TOKEN}"
+    sent = {o["oid"] for o in json.loads(batch[0].body)["objects"]}
+    assert sent == {hashlib.sha256((project / "dist" / p).read_bytes()).hexdigest() for p in parquet}
+    assert {r.path.rsplit("/", 1)[1] for r in hub.lfs_uploads()} == sent
+    assert any(r.path.startswith("/lfs-verify/") for r in hub.requests)
+    entries = [json.loads(line) for line in hub.commits_received()[0].body.splitlines() if line.strip()]
+    assert {e["value"]["path"] for e in entries if e["key"] == "lfsFile"} == parquet
+    assert not {e["value"]["path"] for e in entries if e["key"] == "file"} & parquet
+
+
 def test_republishing_the_same_dist_makes_no_commit(project, hub):
     assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
+    uploads = len(hub.lfs_uploads())
     proc = publish(project, hub, "--repo-id", "alice/abstracts")
-    assert proc.returncode == 0 and "no new commit" in proc.stdout
-    assert len(hub.commits_received()) == 1
+    assert proc.returncode == 0, proc.stderr
+    assert "no new commit" in proc.stdout and "tag v1.0.0 already exists" not in proc.stderr
+    assert len(hub.commits_received()) == 1 and len(hub.lfs_uploads()) == uploads
+    assert re.findall(r"^  unchanged .*\.parquet", proc.stdout, re.M)
 
 
-def test_dry_run_lists_dist_and_contacts_nothing(project, hub):
-    proc = publish(project, hub, "--repo-id", "alice/abstracts", "--dry-run")
+def test_a_commit_applied_but_unanswered_is_recognised_on_retry(project, hub):
+    hub.fail("POST", r"/commit/", 502, after=True)
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert "commit: HTTP 502, retrying" in proc.stdout and "already applied an earlier try" in proc.stdout
+    repo = hub.repos["alice/abstracts"]
+    head = repo.commits[repo.branches["main"]]
+    assert len(hub.commits_received()) == 2 and repo.commits[head.parent].parent is None  # one commit on the initial one
+    assert repo.tags == {"v1.0.0": head.oid} and f"/commit/{head.oid}" in proc.stdout
+
+
+def test_dry_run_lists_and_stages_the_upload_and_contacts_nothing(project, hub, tmp_path):
+    stage = tmp_path / "stage"
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
     assert proc.returncode == 0, proc.stderr
     assert hub.requests == []
-    import hashlib
-
     listed = [line.split() for line in proc.stdout.splitlines() if line.startswith("  add")]
-    expected = {name: (str(len(data)), hashlib.sha256(data).hexdigest()) for name, data in dist_bytes(project).items()}
+    expected = {name: (str(len(data)), hashlib.sha256(data).hexdigest()) for name, data in folder_bytes(stage).items()}
     assert {row[1]: (row[2], row[5]) for row in listed} == expected
     assert "Commit message: Release v1.0.0" in proc.stdout and "Tag: v1.0.0" in proc.stdout
+    # the staged files are what a real publish uploads
+    assert publish(project, hub, "--repo-id", "alice/x").returncode == 0
+    assert {k: v for k, v in hub.head_files("alice/x").items() if k != ".gitattributes"} == folder_bytes(stage)
+
+
+_ID = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
+REPO_MENTION = re.compile(rf"""(?:huggingface\.co/datasets/|hf://datasets/|load_dataset\("|`)({_ID}/{_ID}(?<!\.))""")
+
+
+def test_staged_release_names_only_its_repository(project, hub, tmp_path):
+    stage = tmp_path / "stage"
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
+    assert proc.returncode == 0, proc.stderr
+    named = {}
+    for name, data in folder_bytes(stage).items():
+        if not PARQUET.search(name):
+            text = data.decode("utf-8")
+            named[name] = set(REPO_MENTION.findall(text))
+            assert hub_repo() not in text, name
+    assert set().union(*named.values()) == {"alice/x"}
+    for doc in ("README.md", "DATASHEET.md", "datapackage.json", "croissant.json"):
+        assert named[doc] == {"alice/x"}, doc
+    assert {k: v for k, v in folder_bytes(stage).items() if PARQUET.search(k)} == {
+        k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
+
+
+def test_dry_run_exits_non_zero_whenever_publish_would_refuse(project, hub, tmp_path):
+    (project / "notes.txt").write_text("uncommitted")
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(tmp_path / "stage"))
+    assert proc.returncode == 1 and "would refuse: git work tree not clean" in proc.stderr
+    assert (tmp_path / "stage" / "README.md").is_file()  # still staged, to read
+    (project / "notes.txt").unlink()
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", token=None)
+    assert proc.returncode == 1 and "would refuse: no token" in proc.stderr
+    assert hub.requests == []
+
+
+@pytest.mark.parametrize("bad", ["bad", "a/b/c", "-alice/x", "alice/x-", "alice/.x", "al--ice/x", "alice/x..y",
+                                 "alice/x.git", "alice/x y", "alice/", "/x", "a" * 97 + "/x"])
+def test_repo_id_is_validated_as_the_hub_does(bad):
+    assert repo_id_problem(bad)
+
+
+@pytest.mark.parametrize("good", ["alice/x", "neurips-org/neurips_2026.abstracts", "A1/b", "a/" + "b" * 96])
+def test_repo_ids_the_hub_accepts(good):
+    assert repo_id_problem(good) is None
+
+
+def test_cli_rejects_a_bad_repo_id(project, hub):
+    proc = publish(project, hub, "--repo-id", "bad", "--dry-run")
+    assert proc.returncode == 2 and "not OWNER/NAME" in proc.stderr and hub.requests == []
 
 
 def test_no_token(project, hub):

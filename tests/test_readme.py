@@ -16,7 +16,11 @@ def test_readme_starts_with_build_then_test_command():
     assert head.count("\n") <= 3  # the commands come first, after the title
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_test_command_then_the_corpus_suite_then_check():
     _, test_cmd = readme_commands()
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    assert test_cmd in ci
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    steps = [ci.index(test_cmd)]
+    steps += [next(i for i, line in enumerate(ci) if line.startswith(cmd)) for cmd in
+              ("python -m pytest -m corpus", "python build_dataset.py check")]
+    assert steps == sorted(steps)
+    assert "set -euo pipefail" in ci[: steps[0]]  # any failing step fails CI

@@ -8,14 +8,35 @@ from neurips_abstracts.schema import TABLES, arrow_schema, field_names, hf_featu
 from neurips_abstracts.write import data_path
 
 
+@pytest.fixture(scope="module")
+def retiring_dist(tmp_path_factory):
+    """A second release from which one dump was removed: the ids of its papers are retired,
+    so every column of ``ids`` holds values."""
+    from neurips_abstracts.build import build
+
+    from .conftest import make_dump
+
+    root = tmp_path_factory.mktemp("retiring")
+    raw = root / "raw"
+    raw.mkdir()
+    topics = ("graph neural networks", "bandit algorithms", "diffusion models", "causal discovery")
+    for k, topic in enumerate(topics[:2]):
+        abstracts = [f"We study {t} in setting {k}: {' '.join(f'w{k}{j}{n}' for n in range(30))}." for j, t in enumerate(topics)]
+        (raw / f"00{k}_{k:016x}.txt").write_bytes(make_dump(abstracts))
+    build(raw, root / "first", previous=None)
+    (raw / f"001_{1:016x}.txt").unlink()
+    build(raw, root / "second", previous=root / "first")
+    return root / "second"
+
+
 @pytest.mark.parametrize("table", TABLES)
-def test_every_field_described_and_produced(seeds_dist, table):
+def test_every_field_described_and_produced(seeds_dist, retiring_dist, table):
     spec = table_schema(table)
     assert spec["description"]
     for f in spec["fields"]:
         assert len(f.get("description", "")) > 20, f["name"]
         assert f["type"] in {"string", "integer", "number", "boolean"}
-    written = pq.read_table(seeds_dist / data_path(table))
+    written = pq.read_table((retiring_dist if table == "ids" else seeds_dist) / data_path(table))
     assert written.schema.names == field_names(table)
     assert written.schema.remove_metadata().equals(arrow_schema(table).remove_metadata())
     for name in field_names(table):  # produced: not an all-null placeholder
@@ -31,7 +52,7 @@ def test_foreign_key_declared():
 
 @pytest.fixture
 def tables(seeds_dist):
-    return pq.read_table(seeds_dist / data_path("papers")), pq.read_table(seeds_dist / data_path("occurrences"))
+    return tuple(pq.read_table(seeds_dist / data_path(t)) for t in ("papers", "occurrences", "ids"))
 
 
 def _set(table: pa.Table, column: str, row: int, value) -> pa.Table:
@@ -41,50 +62,50 @@ def _set(table: pa.Table, column: str, row: int, value) -> pa.Table:
 
 
 def test_seed_tables_pass(tables):
-    papers, occ = tables
-    check(papers, occ, occ.num_rows)
+    papers, occ, ids = tables
+    check(papers, occ, occ.num_rows, ids)
 
 
 def test_lost_record_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="raw records were parsed"):
-        check(papers, occ, occ.num_rows + 1)
+        check(papers, occ, occ.num_rows + 1, ids)
 
 
 def test_orphan_occurrence_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="do not exist"):
-        check(papers, _set(occ, "paper_id", 0, "0" * 16), occ.num_rows)
+        check(papers, _set(occ, "paper_id", 0, "0" * 16), occ.num_rows, ids)
 
 
 def test_duplicate_primary_key_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="schema"):
-        check(_set(papers, "paper_id", 1, papers.column("paper_id")[0].as_py()), occ, occ.num_rows)
+        check(_set(papers, "paper_id", 1, papers.column("paper_id")[0].as_py()), occ, occ.num_rows, ids)
 
 
 def test_pattern_and_enum_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="schema"):
-        check(papers, _set(occ, "relation", 0, "cousin"), occ.num_rows)
+        check(papers, _set(occ, "relation", 0, "cousin"), occ.num_rows, ids)
     with pytest.raises(ContractError, match="schema"):
-        check(_set(papers, "abstract_sha256", 0, "XYZ"), occ, occ.num_rows)
+        check(_set(papers, "abstract_sha256", 0, "XYZ"), occ, occ.num_rows, ids)
 
 
 def test_two_canonical_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     row = pc.index(occ.column("relation"), "exact_duplicate").as_py()
     with pytest.raises(ContractError, match="exactly one canonical"):
-        check(papers, _set(occ, "relation", row, "canonical"), occ.num_rows)
+        check(papers, _set(occ, "relation", row, "canonical"), occ.num_rows, ids)
 
 
 def test_abstract_not_matching_its_hash_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="hash"):
-        check(_set(papers, "abstract", 0, "tampered"), occ, occ.num_rows)
+        check(_set(papers, "abstract", 0, "tampered"), occ, occ.num_rows, ids)
 
 
 def test_count_disagreement_caught(tables):
-    papers, occ = tables
+    papers, occ, ids = tables
     with pytest.raises(ContractError, match="n_occurrences"):
-        check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows)
+        check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)

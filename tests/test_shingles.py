@@ -1,5 +1,5 @@
 """Shingle hashing, shingle sets, Jaccard and candidate pairs: the vectorized code against plain
-Python on random and real text."""
+Python on random and real text (the seeds; the corpora in the corpus suite)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from neurips_abstracts import dedup
 from neurips_abstracts.config import DEFAULT_CONFIG
 from neurips_abstracts.normalize import normalize
 
-from .conftest import ROOT, corpus_abstracts
+from .conftest import REAL_SOURCES, ROOT, real_texts, seed_abstracts, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 
@@ -63,9 +63,9 @@ def test_a_word_hashes_the_same_wherever_it_stands():
     assert len(set(long.tolist())) == 4 and long[0] == long[4]
 
 
-@pytest.mark.parametrize("year", [2018, 2023])
-def test_real_abstracts_every_ngram_its_own_hash(year):
-    abstracts = [normalize(a) for a in corpus_abstracts(year)]
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_real_abstracts_every_ngram_its_own_hash(source):
+    abstracts = [normalize(a) for a in real_texts(source)]
     flat, counts = dedup.shingle_many(N, abstracts)
     assert [len(s) for s in split_flat(flat, counts)] == [len(ngrams(a)) for a in abstracts]
     # and texts sharing an n-gram share its hash: the overall number of distinct hashes is the
@@ -105,8 +105,10 @@ def test_jaccard_many_on_every_core_equals_one_by_one(monkeypatch):
 
 
 def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
-    abstracts = [normalize(a) for a in corpus_abstracts(2023)]
-    many = [f"{a} variant {k}" for k in range(5) for a in abstracts][:21_000]  # above the parallel threshold
+    # Real text with a few near copies each (candidate pairs to find), then generated text of
+    # varied length up to 21,000 texts: above the parallel threshold.
+    seeds = [f"{normalize(a)} variant {k}" for k in range(5) for a in seed_abstracts()]
+    many = seeds + synthetic_abstracts(21_000 - len(seeds), words=(20, 300))
     config = DEFAULT_CONFIG.near_dup
     monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "1")
     sets1, sigs1 = dedup.shingles_and_signatures(many, config)
@@ -115,7 +117,8 @@ def test_shingles_and_signatures_same_on_one_or_two_cores(monkeypatch):
     assert np.array_equal(sets1.flat, sets2.flat) and np.array_equal(sets1.offsets, sets2.offsets)
     assert np.array_equal(sigs1, sigs2) and sigs1.shape == (len(many), config.num_perm)
     assert np.array_equal(dedup.signatures(sets1, config), sigs1)
-    assert np.array_equal(dedup.candidate_pairs(sigs1, config), dedup.candidate_pairs(sigs2, config))
+    pairs = dedup.candidate_pairs(sigs1, config)
+    assert len(pairs) and np.array_equal(pairs, dedup.candidate_pairs(sigs2, config))
 
 
 def test_workers_fork_safely_after_rensa_ran_in_this_process():

@@ -1,11 +1,13 @@
+import hashlib
 import json
+import os
 
 import pytest
 
 from neurips_abstracts.config import BuildConfig
 from neurips_abstracts.validate import validate
 
-from .conftest import CORPORA, HEADER, ROOT, require_shared, run_cli
+from .conftest import CORPORA, HEADER, SEED_DIR, require_shared, run_cli, seed_files
 
 ABSTRACT = (
     "We study the sample complexity of learning sparse linear models under heavy-tailed noise and show "
@@ -43,7 +45,7 @@ CASES = {
 def test_each_check_fires_where_it_should(tmp_path, case):
     name, data, code, severity, line = CASES[case]
     (tmp_path / name).write_bytes(data)
-    findings = validate([tmp_path / name], raw_dir=ROOT / "raw")
+    findings = validate([tmp_path / name], raw_dir=SEED_DIR)
     hits = [f for f in findings if f.code == code]
     assert hits and hits[0].severity == severity, findings
     assert hits[0].line == line
@@ -59,14 +61,14 @@ def test_encoding_error_names_line_and_column(tmp_path):
 
 
 def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
-    seed = sorted((ROOT / "raw").glob("*.txt"))[0]
+    seed = seed_files()[0]
     copy = tmp_path / "010_00000000000000ff.txt"
     copy.write_bytes(seed.read_bytes())
-    findings = validate([copy], raw_dir=ROOT / "raw")
+    findings = validate([copy], raw_dir=SEED_DIR)
     assert [(f.code, f.severity) for f in findings] == [("copy", "error")] and seed.name in findings[0].message
-    import neurips_abstracts.validate as v
+    import neurips_abstracts.load as load
 
-    monkeypatch.setattr(v, "MAX_DUMP_BYTES", 100)
+    monkeypatch.setattr(load, "MAX_DUMP_BYTES", 100)
     assert [f.code for f in validate([copy], raw_dir=tmp_path / "none")] == ["size"]
 
 
@@ -83,15 +85,16 @@ def test_output_formats(tmp_path):
 
 
 def test_seed_dumps_are_clean():
-    proc = run_cli("validate")
+    proc = run_cli("validate", "--raw", str(SEED_DIR))
     assert proc.returncode == 0 and proc.stdout == ""
     assert "0 errors, 0 warnings" in proc.stderr
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("year", [2018, 2023])
 def test_real_corpora_pass_and_every_warning_is_a_real_problem(year):
     require_shared()
-    findings = validate([CORPORA / f"neurips{year}" / "dumps"], BuildConfig(year=year), raw_dir=ROOT / "raw")
+    findings = validate([CORPORA / f"neurips{year}" / "dumps"], BuildConfig(year=year), raw_dir=SEED_DIR)
     assert not [f for f in findings if f.severity == "error"]
     # Each warning was read against the record it names: these are all real problems.
     allowed = {"truncated", "too-short", "duplicate-record", "html-entity", "control-character"}
@@ -102,3 +105,159 @@ def test_real_corpora_pass_and_every_warning_is_a_real_problem(year):
     else:
         assert any("Part of" in m for m in texts) or any(f.code == "too-short" for f in findings)
         assert len(findings) <= 20
+
+
+def _runner_parse(line: str) -> tuple[str, dict[str, str], str]:
+    """A workflow command read as the Actions runner reads one (ActionCommand.TryParseV2)."""
+    assert line.startswith("::")
+    end = line.index("::", 2)
+    command, _, props = line[2:end].partition(" ")
+    unescape = {"%0D": "\r", "%0A": "\n", "%3A": ":", "%2C": ",", "%25": "%"}
+
+    def undo(text, keys):
+        for k in keys:
+            text = text.replace(k, unescape[k])
+        return text
+
+    properties = {}
+    for pair in filter(None, props.split(",")):
+        key, _, value = pair.partition("=")
+        properties[key] = undo(value, ["%0D", "%0A", "%3A", "%2C", "%25"])
+    return command, properties, undo(line[end + 2 :], ["%0D", "%0A", "%25"])
+
+
+def test_github_annotations_cannot_be_forged_by_a_file_name():
+    from neurips_abstracts.validate import Finding
+
+    crafted = "raw/x,line=9,title=ok::notice::forged%0A\r\n::error file=y::more.txt"
+    message = "100% sure,: a message\nwith ::two:: lines"
+    f = Finding(crafted, 3, 7, "warning", "html-entity", message)
+    line = f.github()
+    assert "\n" not in line and "\r" not in line
+    command, props, data = _runner_parse(line)
+    assert command == "warning"
+    assert props == {"file": crafted, "line": "3", "col": "7", "title": "html-entity"}
+    assert data == message
+
+
+def test_github_annotation_of_a_crafted_file_name_on_disk(tmp_path):
+    name = "x,title=ok::notice::forged%25.txt"
+    try:
+        (tmp_path / name).write_bytes(dump(ABSTRACT))
+    except OSError:  # a file system that refuses ':' in names cannot carry the attack
+        return
+    proc = run_cli("validate", "--format", "github", str(tmp_path / name))
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and len(lines) == 1
+    command, props, data = _runner_parse(lines[0])
+    assert (command, props["file"], props["title"]) == ("error", str(tmp_path / name), "file-name")
+
+
+def test_invisible_line_is_a_separator_and_a_warning(tmp_path):
+    other = ABSTRACT.replace("sparse", "dense")
+    path = tmp_path / "010_0000000000000001.txt"
+    path.write_bytes(f"{HEADER}\n\n{ABSTRACT}\n\u200b\n{other}".encode())
+    findings = validate([path], raw_dir=tmp_path / "none")
+    assert [(f.code, f.line, f.severity) for f in findings] == [("invisible-line", 4, "warning")]
+    assert "U+200B" in findings[0].message
+    proc = run_cli("validate", str(path))
+    assert proc.returncode == 0 and f"{path}:4: warning: line holding only invisible characters (U+200B)" in proc.stdout
+
+
+# The build and validate on the same folders: a folder the build refuses gets validate's error
+# with the same code and message; a folder it accepts gets no error. Each case adds one entry to
+# a folder holding one good dump.
+GOOD_NAME = "000_0000000000000001.txt"
+SECOND = "001_0000000000000002.txt"
+
+
+def _sidecar(raw, name, sha256):
+    from neurips_abstracts.sidecar import DumpMeta, sidecar_name
+
+    (raw / sidecar_name(name)).write_text(DumpMeta(name, sha256, None, None, "2026-11-01").to_json())
+
+
+def _link(raw, name, target):
+    os.symlink(target, raw / name)
+
+
+FOLDERS = {
+    "misnamed dump": lambda raw, tmp: (raw / "new-dump.txt").write_bytes(dump(ABSTRACT)),
+    "not a .txt": lambda raw, tmp: (raw / "notes.md").write_text("notes"),
+    "metadata without its dump": lambda raw, tmp: (raw / "000_0000000000000001.json").write_text("{}"),
+    "metadata not JSON": lambda raw, tmp: (raw / GOOD_NAME.replace(".txt", ".json")).write_text("{not json"),
+    "metadata of other bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, "0" * 64),
+    "metadata of these bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, hashlib.sha256((raw / GOOD_NAME).read_bytes()).hexdigest()),
+    "subfolder": lambda raw, tmp: (raw / "more").mkdir(),
+    "hidden file": lambda raw, tmp: (raw / ".gitkeep").write_text(""),
+    "hidden folder": lambda raw, tmp: (raw / ".cache").mkdir(),
+    "link out of raw": lambda raw, tmp: _link(raw, SECOND, tmp / "outside.txt"),
+    "link inside raw": lambda raw, tmp: _link(raw, SECOND, raw / GOOD_NAME),  # a copy, through a link
+    "copy": lambda raw, tmp: (raw / SECOND).write_bytes((raw / GOOD_NAME).read_bytes()),
+    "empty folder": lambda raw, tmp: (raw / GOOD_NAME).unlink() or (raw / ".gitkeep").write_text(""),
+    "only controls": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT.replace("We", "They"), "\x07\x08")),
+    "invisible line": lambda raw, tmp: (raw / SECOND).write_bytes(
+        f"{HEADER}\n\n{ABSTRACT.replace('We', 'They')}\n\ufeff\u2060\u00a0\n{ABSTRACT.replace('We', 'You')}".encode()),
+    "invalid UTF-8": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT) + b"\n\nBad \xe9"),
+    "wrong header": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT, header="ICML 2026 论文列表")),
+    "fifo": lambda raw, tmp: os.mkfifo(raw / SECOND),
+}
+# case -> the code both report (None: both accept the folder)
+EXPECTED = {
+    "misnamed dump": "file-name", "not a .txt": "not-a-dump", "metadata without its dump": "metadata",
+    "metadata not JSON": "metadata", "metadata of other bytes": "edited", "metadata of these bytes": None,
+    "subfolder": "folder", "hidden file": None, "hidden folder": None, "link out of raw": "link",
+    "link inside raw": "copy", "copy": "copy", "empty folder": "empty-folder", "only controls": "empty-record",
+    "invisible line": None, "invalid UTF-8": "parse", "wrong header": "parse", "fifo": "not-a-file",
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOLDERS))
+def test_validate_and_build_agree(tmp_path, case):
+    from neurips_abstracts.build import produce
+    from neurips_abstracts.errors import DumpError
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
+    (tmp_path / "outside.txt").write_bytes(b"SECRET CONTENT, not a dump")
+    try:
+        FOLDERS[case](raw, tmp_path)
+    except (OSError, AttributeError, NotImplementedError) as exc:  # no links or FIFOs on this system
+        pytest.skip(f"{case}: {exc}")
+    findings = validate([raw], raw_dir=raw)
+    errors = [f for f in findings if f.severity == "error"]
+    try:
+        produce(raw)
+        built = None
+    except DumpError as exc:
+        built = exc
+    assert EXPECTED[case] == (built.code if built else None) == (errors[0].code if errors else None), (built, findings)
+    if built:
+        assert (built.message, built.line) in {(f.message, f.line) for f in errors if f.code == built.code}
+        assert any(f.file == str(raw if built.code == "empty-folder" else raw / built.file) for f in errors)
+    assert not any("SECRET" in f.message for f in findings)
+
+
+def test_validate_does_not_read_through_a_link_out_of_raw(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
+    secret = tmp_path / "secret"
+    secret.write_text("SECRET CONTENT\nline two")
+    try:
+        os.symlink(secret, raw / SECOND)
+    except OSError as exc:
+        pytest.skip(f"no symbolic links here: {exc}")
+    for args in (["validate", "--raw", str(raw)], ["validate", str(raw / SECOND)], ["validate", str(raw)]):
+        proc = run_cli(*args, cwd=tmp_path)
+        assert proc.returncode == 1 and "link pointing outside" in proc.stdout, proc.stdout
+        assert "SECRET" not in proc.stdout + proc.stderr and "secret" not in proc.stdout + proc.stderr
+
+
+def test_missing_path_and_misnamed_dump(tmp_path):
+    findings = validate([tmp_path / "nowhere.md", tmp_path / "gone"], raw_dir=tmp_path / "none")
+    assert [(f.code, f.message) for f in findings] == [("missing", "no such file")] * 2
+    misnamed = tmp_path / "my-dump.txt"
+    misnamed.write_bytes(dump(ABSTRACT, "\x07"))
+    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["file-name", "empty-record"]

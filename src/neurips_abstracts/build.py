@@ -11,9 +11,14 @@ from pathlib import Path
 from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
-from .load import read_raw
-from .manifest import build_manifest, dataset_version
+from .errors import DumpError
+from .load import read_meta, read_raw
+from .manifest import build_manifest
+from .resources import dataset_version, hub_repo, maintainers
+from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
+from .previous import PreviousRelease, first_difference, is_release, read_previous
+from .sidecar import changed_since_published
 from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_text
@@ -22,23 +27,63 @@ MANIFEST = "build_manifest.json"
 STAGES = ("read", "parse", "normalize", "near-dup", "plain text", "assemble", "contracts", "write")
 
 
-def produce(raw_dir: str | Path, config: BuildConfig = DEFAULT_CONFIG, stage: Callable = no_timer) -> BuildResult:
-    """Run every stage and the contracts, without writing anything."""
+BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
+
+
+def previous_release(raw_dir: str | Path, previous: str | Path | None = BESIDE_RAW) -> PreviousRelease | None:
+    """The release whose ids a build keeps: ``previous`` itself, or by default the ``dist/``
+    beside ``raw_dir`` if it holds one; None means this build is the first release."""
+    if previous is None:
+        return None
+    if previous == BESIDE_RAW:
+        beside = Path(raw_dir).parent / "dist"
+        return read_previous(beside) if is_release(beside) else None
+    try:
+        return read_previous(previous)
+    except ValueError as exc:
+        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
+
+
+def _refuse_edited(files: list[tuple[str, bytes]], previous: PreviousRelease | None) -> None:
+    """A published dump whose bytes changed: DumpError at the first line that differs."""
+    import hashlib
+
+    for name, data in files:
+        published = previous.dump_sha256.get(name) if previous else None
+        if published is not None and hashlib.sha256(data).hexdigest() != published:
+            raise changed_since_published(name, previous.version, first_difference(previous.path, name, data))
+
+
+def produce(
+    raw_dir: str | Path,
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    previous: str | Path | None = BESIDE_RAW,
+) -> BuildResult:
+    """Run every stage and the contracts, without writing anything.
+
+    Paper ids are anchored to the ``previous`` release (see ``previous_release``)."""
     from .contracts import check
 
-    def read():
+    prev = previous_release(raw_dir, previous)
+    version = dataset_version()
+
+    def inputs() -> dict:
         with stage("read"):
-            return read_raw(raw_dir)
+            files = read_raw(raw_dir)
+            _refuse_edited(files, prev)
+            return {"files": files, "meta": read_meta(raw_dir, [name for name, _ in files])}
 
     # No name here holds the files' bytes, so run() frees them once they are parsed.
-    result = run(read(), config, stage)
+    result = run(config=config, stage=stage, previous=prev, version=version, **inputs())
     with stage("contracts"):
-        check(result.papers, result.occurrences, result.stats["records"])
+        check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
     return result
 
 
-def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
-    tables = {"papers": result.papers, "occurrences": result.occurrences}
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
+    """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
+    tables = {"papers": result.papers, "occurrences": result.occurrences, "ids": result.ids}
     data = {}
     for name in TABLES:
         path = out / data_path(name)
@@ -51,13 +96,15 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
             nbytes=tables[name].nbytes,
         )
     statistics = compute_stats(result.papers, result.occurrences)
-    manifest = build_manifest(result.dumps, config, result.stats, statistics)
-    changelog = release.CHANGELOG.read_text(encoding="utf-8")
-    r = release.Release(dataset_version(), config, statistics, manifest, data, changelog)
+    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta)
+    changelog = read_resource("CHANGELOG.md")
+    r = release.Release(
+        dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
+    )
     write_text(out / MANIFEST, dumps_json(manifest))
     write_text(out / release.CARD, release.card(r))
     write_text(out / release.DATASHEET, release.datasheet(r))
-    write_text(out / "LICENSE.md", f"# Terms of use\n\n{release.texts.LICENSE_TEXT}\n")
+    write_text(out / "LICENSE.md", release.texts.license_md())
     write_text(out / "CHANGELOG.md", changelog)
     write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
     write_text(out / "croissant.json", dumps_json(release.croissant(r)))
@@ -65,18 +112,27 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig) -> None:
 
 
 def build(
-    raw_dir: str | Path = "raw", out: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, stage: Callable = no_timer
+    raw_dir: str | Path = "raw",
+    out: str | Path = "dist",
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    previous: str | Path | None = BESIDE_RAW,
+    repo_id: str | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
-    Returns the build statistics plus ``seconds``. ``stage(name)`` wraps each stage (timings).
+    Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
+    ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
+    ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
+    Hub repository than the project's hub-repo.
     """
     started = time.perf_counter()
     with gc_paused():
-        result = produce(raw_dir, config, stage)
+        result = produce(raw_dir, config, stage, previous)
         with stage("write"):
-            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config))
-    return {**result.stats, "seconds": round(time.perf_counter() - started, 3)}
+            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id))
+    events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
+    return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 
 
 def _files(root: Path) -> set[str]:
@@ -93,13 +149,20 @@ def diff_dirs(expected: Path, actual: Path) -> list[str]:
 def check(
     raw_dir: str | Path = "raw", dist: str | Path = "dist", config: BuildConfig = DEFAULT_CONFIG, docs: bool = True
 ) -> list[str]:
-    """Rebuild into a temporary folder; return the stale files: those of ``dist`` (as
-    ``dist/<path>``) and, with ``docs``, the project's generated DATASHEET.md and README.md."""
+    """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
+    files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
+    DATASHEET.md and README.md."""
     from .docs import stale
 
+    previous = dist if is_release(dist) else None
+    if previous is not None:
+        try:
+            read_previous(previous)
+        except Exception:  # noqa: BLE001 - a damaged dist/ is stale, not a reason to crash
+            previous = None  # its ids cannot be read: every table it holds will show as stale
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "dist"
-        build(raw_dir, fresh, config)
+        build(raw_dir, fresh, config, previous=previous)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]
         return found + (stale(fresh) if docs else [])

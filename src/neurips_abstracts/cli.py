@@ -28,6 +28,7 @@ def main() -> None:
     \b
     Example:
         python build_dataset.py            # same as: build --raw raw --out dist
+        python build_dataset.py add FILE   # add a dump to raw/, with its metadata file
         python build_dataset.py check      # is the committed dist/ up to date?
     """
 
@@ -58,13 +59,20 @@ def _fail(exc: Exception) -> None:
 @main.command()
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
 @click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write (replaced whole).")
-def build(raw_dir: str, out_dir: str) -> None:
+@click.option("--previous", "previous_dir", default=None,
+              help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
+@click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool) -> None:
     """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
+
+    Every paper id of the previous release is kept (as a paper, merged into one, or removed);
+    see the card's "Stable ids".
 
     \b
     Example:
         python build_dataset.py build --raw raw --out dist
     """
+    from .build import BESIDE_RAW
     from .build import build as run_build
 
     from .docs import refresh
@@ -72,7 +80,8 @@ def build(raw_dir: str, out_dir: str) -> None:
 
     try:
         with stage_progress() as stage:
-            s = run_build(raw_dir, out_dir, stage=stage)
+            previous = None if first_release else (previous_dir or BESIDE_RAW)
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if Path(out_dir).resolve() == PROJECT_ROOT / "dist":
@@ -83,6 +92,39 @@ def build(raw_dir: str, out_dir: str) -> None:
         f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
         f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
     )
+    ids = s["id_changes"]
+    click.echo(f"ids since the previous release: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
+
+
+@main.command()
+@click.argument("path")
+@click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
+@click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder to add the dump to.")
+def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str) -> None:
+    """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
+
+    Refuses (exit 1, RAW untouched) whatever `validate` calls an error, naming file and line.
+    Otherwise writes RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its
+    SHA-256) and RAW/NNN_<hex>.json (sha256, crawl date, source URL, date added) and prints the
+    warnings. Commit both files and open a pull request.
+
+    \b
+    Example:
+        python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28
+    """
+    from .add import AddError, add_dump
+
+    try:
+        dump, sidecar, findings = add_dump(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+    except AddError as exc:
+        for f in exc.findings:
+            click.echo(f.text(), err=True)
+        _fail(exc)
+    for f in findings:
+        click.echo(f.text(), err=True)
+    click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
+    click.echo(f"next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit, then open a pull request")
 
 
 @main.command()
@@ -135,9 +177,23 @@ def verify(dist_dir: str) -> None:
     click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")
 
 
+def _repo_id(ctx, param, value: str | None) -> str:
+    from .publish import repo_id_problem
+    from .resources import hub_repo
+
+    value = value or hub_repo()
+    problem = repo_id_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
 @main.command()
-@click.option("--repo-id", required=True, help="Dataset repository on the Hub, OWNER/NAME.")
-@click.option("--dry-run", is_flag=True, help="Print the plan (files, sizes, sha256, message, tag); contact nothing.")
+@click.option("--repo-id", callback=_repo_id,
+              help="Dataset repository on the Hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
+@click.option("--dry-run", is_flag=True, help="Print the plan and the reasons to refuse; contact nothing.")
+@click.option("--stage", "stage_dir", default=None,
+              help="Also write the files that would be uploaded into this folder (replaced whole), to read or validate.")
 @click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
 @click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
@@ -145,46 +201,67 @@ def verify(dist_dir: str) -> None:
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
-def publish(repo_id, dry_run, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
+def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
 
-    Refuses unless `check` and `verify` pass and the git work tree is clean. The token comes
-    from HF_TOKEN or `hf auth login`, and HF_ENDPOINT selects another Hub.
+    Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
+    dry run exits 1 for the same reasons. DIST names the repository in pyproject.toml
+    (hub-repo); for another --repo-id the same build is rendered for that repository, and that
+    is what is uploaded. The token comes from HF_TOKEN or `hf auth login`; HF_ENDPOINT selects
+    another Hub.
 
     \b
     Example:
-        python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts --dry-run
-        HF_TOKEN=hf_... python build_dataset.py publish --repo-id my-org/neurips-2026-abstracts
+        python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage staged
+        HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
-    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan
+    import tempfile
+
+    from huggingface_hub import get_token
+
+    from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_release
     from .publish import publish as run_publish
     from .release import PROJECT_ROOT
+    from .verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
     if not (dist / "build_manifest.json").is_file():
         _fail(DumpError(dist_dir, "no build here: run `python build_dataset.py build` first"))
     is_project = dist.resolve() == PROJECT_ROOT / "dist"
-    try:
-        failures = preconditions(raw, dist, docs=is_project)
-    except (DumpError, ContractError) as exc:
-        _fail(exc)
-    if dry_run:
-        click.echo(render_plan(make_plan(dist, repo_id, revision, None), remote_known=False))
-        for failure in failures:
-            click.echo(f"would refuse: {failure}", err=True)
-        return
-    if failures:
-        for failure in failures:
-            click.echo(f"refused: {failure}", err=True)
-        sys.exit(1)
-    try:
-        result = run_publish(
-            dist, repo_id, revision=revision, private=private, force_tag=force_tag,
-            config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
-        )
-    except PublishError as exc:
-        click.echo(f"publish failed: {exc}", err=True)
-        sys.exit(1)
+    if stage_dir and dist.resolve() in (Path(stage_dir).resolve(), *Path(stage_dir).resolve().parents):
+        _fail(DumpError(stage_dir, f"--stage must be a folder outside {dist_dir}/ (it is replaced whole)"))
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(stage_dir) if stage_dir else Path(tmp) / "release"
+        try:
+            failures = preconditions(raw, dist, docs=is_project)
+        except (DumpError, ContractError) as exc:
+            _fail(exc)
+        try:
+            stage_release(raw, dist, repo_id, staged)
+            failures += [f"staged release does not verify: {p}" for p in run_verify(staged)]
+        except PublishError as exc:
+            failures.append(str(exc))
+        if not get_token():
+            failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
+        if dry_run:
+            click.echo(render_plan(make_plan(staged, repo_id, revision, None), remote_known=False))
+            if stage_dir:
+                click.echo(f"staged in {stage_dir}/: exactly the files listed above")
+            for failure in failures:
+                click.echo(f"would refuse: {failure}", err=True)
+            sys.exit(1 if failures else 0)
+        if failures:
+            for failure in failures:
+                click.echo(f"refused: {failure}", err=True)
+            sys.exit(1)
+        try:
+            result = run_publish(
+                staged, repo_id, revision=revision, private=private, force_tag=force_tag,
+                config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
+            )
+        except PublishError as exc:
+            click.echo(f"publish failed: {exc}", err=True)
+            sys.exit(1)
     click.echo(f"commit: {result['commit_url']}")
     click.echo(f"tag:    {result['tag_url']}")
     click.echo(f"load:   from datasets import load_dataset; {result['load']}")
@@ -200,10 +277,13 @@ def publish(repo_id, dry_run, private, revision, force_tag, dist_dir, raw_dir, a
 def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 
-    Errors (exit 1): not UTF-8, wrong or missing header, file name not NNN_<16 hex>.txt, over the
-    size limit, binary content, a copy of another dump. Warnings: control characters, HTML
-    entities, records that look cut off, too short, a title, an author list or page furniture,
-    and duplicates inside one dump. Each line reads `file:line[:column]: error|warning: message`.
+    The build's own rules, with its messages. Errors (exit 1): not UTF-8, wrong or missing
+    header, file name not NNN_<16 hex>.txt, over the size limit, binary content, a copy of
+    another dump, anything in the folder but .txt dumps (folders, other files, links out of it,
+    which are never followed), no dump at all. Warnings: control characters, HTML entities, lines
+    of only invisible characters (read as blank), records that look cut off, too short, a title,
+    an author list or page furniture, and duplicates inside one dump. Each line reads
+    `file:line[:column]: error|warning: message [code]`.
 
     \b
     Example:

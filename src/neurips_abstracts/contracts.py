@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the CLI imports ContractError at start-up: keep pyarrow out of that path
     import pyarrow as pa
 
+    from .previous import PreviousRelease
+
 
 class ContractError(AssertionError):
     """The build produced tables that break a promise of the dataset."""
@@ -22,16 +24,24 @@ def _fail(message: str, examples) -> None:
     raise ContractError(f"{message}: {shown}")
 
 
-def check(papers: pa.Table, occurrences: pa.Table, records_parsed: int) -> None:
-    """Raise :class:`ContractError` naming the first broken contract."""
+def check(
+    papers: pa.Table,
+    occurrences: pa.Table,
+    records_parsed: int,
+    ids: pa.Table,
+    previous: PreviousRelease | None = None,
+) -> None:
+    """Raise :class:`ContractError` naming the first broken contract. Occurrences are in the
+    added order of their dumps (see ``sidecar``)."""
     import pandera.errors
     import polars as pl
 
     from .schema import pandera_schema
 
     p = pl.from_arrow(papers)
-    o = pl.from_arrow(occurrences)
-    for name, frame in (("papers", p), ("occurrences", o)):
+    o = pl.from_arrow(occurrences).with_row_index("_added_order")
+    i = pl.from_arrow(ids)
+    for name, frame in (("papers", p), ("occurrences", o.drop("_added_order")), ("ids", i)):
         try:
             pandera_schema(name).validate(frame, lazy=True)
         except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
@@ -51,8 +61,7 @@ def check(papers: pa.Table, occurrences: pa.Table, records_parsed: int) -> None:
         canonical_id=pl.col("occurrence_id").filter(pl.col("relation") == "canonical").first(),
         canonical_sha=pl.col("text_sha256").filter(pl.col("relation") == "canonical").first(),
         n_versions=pl.col("text_sha256").n_unique(),
-        founding_sha=pl.col("text_sha256").sort_by(["source_file", "record_index"]).first(),
-        first_file=pl.col("source_file").min(),
+        first_file=pl.col("source_file").sort_by("_added_order").first(),
     )
     joined = p.join(per_paper, on="paper_id", how="left")
     if joined["n"].null_count():
@@ -70,9 +79,7 @@ def check(papers: pa.Table, occurrences: pa.Table, records_parsed: int) -> None:
         bad = joined.filter(pl.col(column) != pl.col(expected))
         if bad.height:
             _fail(f"papers.{column} disagrees with occurrences", bad["paper_id"])
-    bad = joined.filter(pl.col("paper_id") != pl.col("founding_sha").str.slice(0, 16))
-    if bad.height:
-        _fail("paper_id is not derived from the text of the paper's founding occurrence", bad["paper_id"])
+    _check_ids(p, i, previous)
 
     # Ids match content: the abstract hashes to abstract_sha256.
     mismatched = [
@@ -97,3 +104,39 @@ def check(papers: pa.Table, occurrences: pa.Table, records_parsed: int) -> None:
     bad = o.filter(pl.col("byte_end") <= pl.col("byte_start"))
     if bad.height or o.filter(pl.col("line_end") < pl.col("line_start")).height:
         _fail("occurrences with an empty or inverted span", bad["occurrence_id"])
+
+
+def _check_ids(p, i, previous: PreviousRelease | None) -> None:
+    """Published ids never change or vanish: each is a paper now, merged into one, or removed."""
+    import polars as pl
+
+    current = i.filter(pl.col("status") == "current")
+    bad = current.filter(pl.col("paper_id") != pl.col("id"))
+    if bad.height:
+        _fail("current ids that do not name themselves as their paper", bad["id"])
+    missing = p.join(current, left_on="paper_id", right_on="id", how="anti")
+    if missing.height:
+        _fail("papers whose id is not listed as current in ids", missing["paper_id"])
+    extra = current.join(p, left_on="id", right_on="paper_id", how="anti")
+    if extra.height:
+        _fail("ids listed as current without a paper", extra["id"])
+    retired = i.filter(pl.col("status") != "current")
+    bad = retired.filter(pl.col("paper_id").is_not_null()).join(p, on="paper_id", how="anti")
+    if bad.height:
+        _fail("retired ids pointing at papers that do not exist", bad["id"])
+    bad = retired.filter((pl.col("status") == "removed") & pl.col("paper_id").is_not_null())
+    if bad.height:
+        _fail("removed ids that still name a paper", bad["id"])
+    bad = i.filter((pl.col("status") == "current") != pl.col("retired_release").is_null())
+    if bad.height:
+        _fail("retired_release must be set exactly for merged and removed ids", bad["id"])
+    if previous is not None:
+        known = set(i["id"].to_list())
+        lost = sorted(r.id for r in previous.ids if r.id not in known)
+        if lost:
+            _fail(f"ids published by release {previous.version} are neither papers, merged nor removed", lost)
+        kept = {r.id: r for r in previous.ids}
+        now = dict(zip(i["id"].to_list(), i["status"].to_list()))
+        revived = sorted(k for k, r in kept.items() if r.status == "merged" and now[k] == "current")
+        if revived:
+            _fail("ids merged by an earlier release became papers again", revived)

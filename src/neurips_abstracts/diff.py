@@ -6,7 +6,6 @@ Each side is a dist/ folder or a git revision of this repository (its committed 
 from __future__ import annotations
 
 import difflib
-import io
 import json
 import subprocess
 from dataclasses import dataclass
@@ -29,6 +28,22 @@ class Side:
     version: str
 
 
+def _read_parquet(data: bytes) -> pa.Table:
+    """Read Parquet bytes with no Python object left for Arrow's threads to release.
+
+    pq.read_table goes through the dataset scanner, whose last references to the source can be
+    dropped on an Arrow worker thread after the call returned. When the source wraps Python
+    memory (BytesIO, bytes), that release takes the GIL; if the interpreter is finalizing by then,
+    Python ends the thread with pthread_exit, whose unwinding hits a noexcept C++ destructor:
+    std::terminate, "terminate called without an active exception", exit 134 (core dump seen in
+    arrow::py::PyBuffer::~PyBuffer). So the bytes are copied into Arrow-owned memory and read with
+    the synchronous ParquetFile reader, which keeps no background work past the call.
+    """
+    sink = pa.BufferOutputStream()
+    sink.write(data)
+    return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
+
+
 def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
     """A dist/ folder, or a git revision whose committed dist/ is read with `git show`."""
     path = Path(spec)
@@ -40,10 +55,17 @@ def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
             if proc.returncode != 0:
                 raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
             return proc.stdout
-    # use_threads=False: reading from a Python buffer with Arrow's thread pool made the process
-    # abort at exit now and then ("terminate called without an active exception").
-    tables = {t: pq.read_table(io.BytesIO(read(data_path(t))), use_threads=False) for t in TABLES}
     version = json.loads(read("build_manifest.json"))["dataset_version"]
+    tables = {}
+    for t in TABLES:
+        try:
+            tables[t] = _read_parquet(read(data_path(t)))
+        except (FileNotFoundError, ValueError):
+            if t != "ids":
+                raise
+            # A release from before the ids table (1.0.0): its papers were every id it had.
+            pid = tables["papers"]["paper_id"]
+            tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})
     return Side(spec, tables, version)
 
 
@@ -67,10 +89,14 @@ def word_excerpt(old: str, new: str) -> str:
 
 
 def compare(old: Side, new: Side) -> dict:
-    op = {r["paper_id"]: r for r in old.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
-    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(["paper_id", "abstract", "abstract_sha256"]).to_pylist()}
+    columns = ["paper_id", "abstract", "abstract_sha256", "abstract_plain"]
+    op = {r["paper_id"]: r for r in old.tables["papers"].select(columns).to_pylist()}
+    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(columns).to_pylist()}
     added = sorted(set(np_) - set(op))
-    removed = sorted(set(op) - set(np_))
+    new_ids = {r["id"]: r for r in new.tables["ids"].select(["id", "paper_id", "status"]).to_pylist()}
+    gone = sorted(set(op) - set(np_))
+    merged_ids = [p for p in gone if new_ids.get(p, {}).get("status") == "merged"]
+    removed = [p for p in gone if p not in merged_ids]
     changed = sorted(p for p in set(op) & set(np_) if op[p]["abstract_sha256"] != np_[p]["abstract_sha256"])
     old_rel = dict(zip(old.tables["occurrences"]["occurrence_id"].to_pylist(), old.tables["occurrences"]["relation"].to_pylist()))
     merged = [
@@ -93,8 +119,17 @@ def compare(old: Side, new: Side) -> dict:
         "old": {"label": old.label, "version": old.version, "counts": counts(old)},
         "new": {"label": new.label, "version": new.version, "counts": counts(new)},
         "added": [{"paper_id": p, "abstract": short(np_[p]["abstract"])} for p in added],
-        "removed": [{"paper_id": p, "abstract": short(op[p]["abstract"])} for p in removed],
+        "merged": [
+            {"paper_id": p, "into": new_ids[p]["paper_id"], "abstract": short(op[p]["abstract"])} for p in merged_ids
+        ],
+        "removed": [
+            {"paper_id": p, "abstract": short(op[p]["abstract"]), "listed_in_ids": p in new_ids} for p in removed
+        ],
         "changed": [{"paper_id": p, "excerpt": word_excerpt(op[p]["abstract"], np_[p]["abstract"])} for p in changed],
+        # Same abstract, other plain text: the rendering changed (a new release of the renderer).
+        "plain_rerendered": sorted(
+            p for p in set(op) & set(np_) if p not in changed and op[p]["abstract_plain"] != np_[p]["abstract_plain"]
+        ),
         "newly_merged": merged,
     }
 
@@ -111,9 +146,13 @@ def to_markdown(d: dict, limit: int = 50) -> str:
         lines.append(f"| {key.replace('_', ' ')} | {o[key]} | {n[key]} | {n[key] - o[key]:+d} |")
     lines.append("")
     sections = (
-        ("Papers added", d["added"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
-        ("Papers removed", d["removed"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
+        ("Papers added (new ids)", d["added"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
+        ("Papers merged into an older paper (the id now resolves to it)", d["merged"],
+         lambda x: f"- `{x['paper_id']}` → `{x['into']}`: {x['abstract']}"),
+        ("Papers removed (every dump holding them is gone)", d["removed"],
+         lambda x: f"- `{x['paper_id']}`: {x['abstract']}" + ("" if x["listed_in_ids"] else " **(missing from ids: a broken promise)**")),
         ("Papers changed", d["changed"], lambda x: f"- `{x['paper_id']}`: {x['excerpt']}"),
+        ("Same abstract, abstract_plain rendered differently", d["plain_rerendered"], lambda p: f"- `{p}`"),
         ("Records newly merged as duplicates", d["newly_merged"],
          lambda x: f"- `{x['source_file']}` line {x['line_start']} → paper `{x['paper_id']}` ({x['relation'].replace('_', ' ')}, similarity {x['similarity']:.3f})"),
     )
@@ -127,14 +166,39 @@ def to_markdown(d: dict, limit: int = 50) -> str:
     return "\n".join(lines)
 
 
-def changelog_entry(d: dict) -> str:
+CHANGELOG_LIST_LIMIT = 50  # longer lists of new ids point at the ids table instead
+
+
+def _id_lines(d: dict) -> list[str]:
+    v = d["new"]["version"]
+    added = ", ".join(f"`{x['paper_id']}`" for x in d["added"])
+    lines = []
+    if d["added"] and len(d["added"]) <= CHANGELOG_LIST_LIMIT:
+        lines.append(f"- New ids: {added}.")
+    elif d["added"]:
+        lines.append(f"- New ids: {len(d['added'])}, the rows of the `ids` table with `first_release` = {v}.")
+    for x in d["merged"]:
+        lines.append(f"- Merged: `{x['paper_id']}` → `{x['into']}` (the id resolves through the `ids` table).")
+    for x in d["removed"]:
+        lines.append(f"- Removed: `{x['paper_id']}` (no dump holding it is left; listed in `ids` as removed).")
+    return lines
+
+
+def changelog_entry(d: dict, day: str | None = None) -> str:
+    """The entry for the new version, dated ``day`` (YYYY-MM-DD; default today, UTC): the date
+    the release's metadata gives as its publication date."""
+    import datetime as dt
+
+    day = day or dt.datetime.now(dt.timezone.utc).date().isoformat()
     o, n = d["old"]["counts"], d["new"]["counts"]
     return "\n".join(
         [
-            f"## {d['new']['version']}",
+            f"## {d['new']['version']} ({day})",
             "",
-            f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['removed'])} removed, "
-            f"{len(d['changed'])} with a revised abstract).",
+            f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['merged'])} merged into "
+            f"older papers, {len(d['removed'])} removed, {len(d['changed'])} with a revised abstract).",
+            f"- `abstract_plain` rendered differently for {len(d['plain_rerendered'])} papers whose abstract did not change.",
+            *_id_lines(d),
             f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
             f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
             f"- Compared with v{d['old']['version']}.",
@@ -143,11 +207,12 @@ def changelog_entry(d: dict) -> str:
     )
 
 
-def write_changelog(d: dict, path: Path) -> None:
+def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
     """Insert the entry for the new version after the title of CHANGELOG.md (once)."""
+    import re
+
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
-    heading = f"## {d['new']['version']}\n"
-    if heading in text:
+    if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):
         raise ValueError(f"{path.name} already has an entry for {d['new']['version']}: bump the version in pyproject.toml")
     title, _, rest = text.partition("\n\n")
-    path.write_text(f"{title}\n\n{changelog_entry(d)}\n{rest}", encoding="utf-8")
+    path.write_text(f"{title}\n\n{changelog_entry(d, day)}\n{rest}", encoding="utf-8", newline="\n")

@@ -217,6 +217,46 @@ def startup_block(result: dict | None) -> str:
     )
 
 
+_FIDELITY_CLASSES = (
+    ("dropped", "dropped content (source tokens missing)"),
+    ("ambiguous_scripts", "ambiguous super/subscripts"),
+    ("glued_operators", "glued operator names"),
+    ("leftover_markup", "leftover markup (`\\`, `$`, `**`, entities)"),
+)
+
+
+def plain_fidelity_block(result: dict | None) -> str:
+    if result is None:
+        return "No results yet: run `python -m benchmarks.plain_fidelity`.\n"
+    candidates = result.get("candidates", {})
+    names = sorted(candidates)
+    lines = [
+        f"Run of `python -m benchmarks.plain_fidelity --candidates` on the {result['abstracts']:,} real abstracts "
+        f"({result['with_latex']:,} with LaTeX). Counts are occurrences over all abstracts; each alternative "
+        "renders the same abstracts (pandoc only those with LaTeX, one process each).",
+        "",
+        "| damage | `abstract_plain` | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for key, label in _FIDELITY_CLASSES:
+        row = [f"{result['counts'][key]:,} in {result['abstracts_with'][key]:,} abstracts"]
+        row += [f"{candidates[n]['counts'][key]:,}" for n in names]
+        lines.append(f"| {label} | " + " | ".join(row) + " |")
+    lines.append(
+        f"| abstracts per second (one core) | {result['abstracts_per_second']:,.0f} | "
+        + " | ".join(f"{candidates[n]['abstracts_per_second']:,.0f}" for n in names)
+        + " |"
+    )
+    remaining = [(key, w) for key, _ in _FIDELITY_CLASSES for w in result["worst"][key]]
+    if remaining:
+        lines += ["", "Abstracts still counted, and why:", ""]
+        for key, w in remaining:
+            found = ", ".join(f"`{f}`" for f in w["found"])
+            reason = result.get("reasons", {}).get(w["paper"], "")
+            lines.append(f"- {w['paper']} ({key.replace('_', ' ')}: {found}): {reason or 'no reason recorded'}")
+    return "\n".join(lines) + "\n"
+
+
 def _result(root: Path, name: str) -> dict | None:
     path = root / "benchmarks" / "results" / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -228,6 +268,7 @@ def benchmark_blocks(root: Path = PROJECT_ROOT) -> dict[str, str]:
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
         "scale-benchmark": scale_block(_result(root, "scale")),
         "startup-benchmark": startup_block(_result(root, "startup")),
+        "plain-fidelity-benchmark": plain_fidelity_block(_result(root, "plain_fidelity")),
     }
 
 

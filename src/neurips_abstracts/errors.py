@@ -4,10 +4,12 @@ from __future__ import annotations
 
 
 class DumpError(ValueError):
-    """A dump (or the raw/ folder) that cannot be built, with where the problem is."""
+    """A dump (or the raw/ folder) that cannot be built, with where the problem is and the name
+    of the rule it breaks (``code``, as `validate` reports it)."""
 
-    def __init__(self, file: str, message: str, line: int | None = None, column: int | None = None):
+    def __init__(self, file: str, message: str, line: int | None = None, column: int | None = None, code: str = "parse"):
         self.file = file
+        self.code = code
         self.line = line
         self.column = column
         self.message = message

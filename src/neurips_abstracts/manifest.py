@@ -4,33 +4,35 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
-from functools import lru_cache
 from importlib.metadata import version
-from pathlib import Path
 
 from .config import BuildConfig
 from .parse import Dump
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from .resources import dataset_version
+from .sidecar import DumpMeta
 # Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
 SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa")
-
-
-@lru_cache(maxsize=1)
-def dataset_version() -> str:
-    """The dataset's version: the ``version`` in pyproject.toml, the one place it is set."""
-    with open(PROJECT_ROOT / "pyproject.toml", "rb") as fh:
-        return tomllib.load(fh)["project"]["version"]
 
 
 def shaping_versions() -> dict[str, str]:
     return {name: version(name) for name in SHAPING_PACKAGES}
 
 
-def build_manifest(dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict) -> dict:
+def build_manifest(
+    dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict, meta: dict[str, DumpMeta]
+) -> dict:
+    """Inputs in added order, each with what its metadata file says."""
     inputs = [
-        {"file": d.name, "sha256": d.sha256, "records": d.n_records, "venue": d.venue, "year": d.year}
+        {
+            "file": d.name,
+            "sha256": d.sha256,
+            "records": d.n_records,
+            "venue": d.venue,
+            "year": d.year,
+            "added": meta[d.name].added,
+            "crawled_at": meta[d.name].crawled_at,
+            "source_url": meta[d.name].source_url,
+        }
         for d in dumps
     ]
     fingerprinted = {

@@ -24,6 +24,16 @@ _HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BINARY_CONTROL_MIN = 16
 _BINARY_CONTROL_SHARE = 0.01
 _C0_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 13))
+# Characters that show nothing: Unicode format characters (zero-width spaces and joiners,
+# U+FEFF, word joiners, bidirectional marks, invisible operators, tags), fillers drawn as blanks
+# and variation selectors. A line of only these and white space (str.strip() removes U+00A0 and
+# the other spaces) looks blank to whoever reads the dump, so it separates records like a blank
+# line. The prepended number signs of Arabic and other scripts are format characters that show.
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_INVISIBLE_LINE_RE = re.compile(f"[\\s{INVISIBLE}]+")
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,11 @@ class Dump:
     year: int
     records: tuple[RawRecord, ...]
     n_records: int
+    invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
+
+
+def no_visible_text(name: str, line: int) -> DumpError:
+    return DumpError(name, "record has no visible text (only control or invisible characters)", line, code="empty-record")
 
 
 def _locate(data: bytes, offset: int) -> tuple[int, int]:
@@ -136,8 +151,12 @@ def parse_dump(
         )
         para.clear()
 
+    invisible: list[tuple[int, str]] = []
     for number, (line_start, content_end, content) in enumerate(lines[1:], start=2):
         stripped = content.decode("utf-8").strip()
+        if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
+            invisible.append((number, stripped))
+            stripped = ""
         if stripped:
             para.append((number, stripped, line_start, content_end))
         elif para:
@@ -147,5 +166,6 @@ def parse_dump(
     if not records:
         raise DumpError(name, "header only: the dump holds no abstracts", 1)
     return Dump(
-        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records), n_records=len(records)
+        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records),
+        n_records=len(records), invisible_lines=tuple(invisible),
     )

@@ -19,11 +19,15 @@ import pyarrow as pa
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
 from .errors import DumpError
+from .identity import Identity, assign_ids
 from .normalize import normalize
 from .parallel import map_chunks
-from .parse import Dump, parse_dump
+from .load import copy_error
+from .parse import Dump, no_visible_text, parse_dump
 from .plain import extract_urls, to_plain
+from .previous import PreviousRelease
 from .schema import arrow_schema
+from .sidecar import DumpMeta, added_key, changed_since_added, changed_since_published, crawl_key, unknown_meta
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
 
@@ -35,9 +39,11 @@ def no_timer(name: str):
 
 @dataclass(frozen=True)
 class Records:
-    """All raw records of all dumps, as columns, in (source_file, record_index) order."""
+    """All raw records of all dumps, as columns, in added order of their dumps (see
+    ``sidecar``), then record_index."""
 
     dumps: tuple[Dump, ...]
+    meta: dict[str, DumpMeta]  # each dump's metadata (``unknown_meta`` where it has none)
     source_file: list[str]
     source_sha256: list[str]
     record_index: list[int]
@@ -56,18 +62,40 @@ class Records:
 class BuildResult:
     papers: pa.Table
     occurrences: pa.Table
+    ids: pa.Table
     dumps: tuple[Dump, ...]
+    meta: dict[str, DumpMeta]
+    identity: Identity
     stats: dict = field(default_factory=dict)
 
 
-def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
-    dumps = tuple(parse_dump(name, data, config.venue, config.year) for name, data in sorted(files))
+def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
+    """The dump's metadata; DumpError if its bytes changed since it was added or published."""
+    if meta is not None and meta.sha256 != dump.sha256:
+        raise changed_since_added(dump.name)
+    published = previous.dump_sha256.get(dump.name) if previous else None
+    if published is not None and published != dump.sha256:
+        raise changed_since_published(dump.name, previous.version, None)
+    return meta or unknown_meta(dump.name, dump.sha256)
+
+
+def parse(
+    files: Iterable[tuple[str, bytes]],
+    config: BuildConfig,
+    meta: dict[str, DumpMeta | None] | None = None,
+    previous: PreviousRelease | None = None,
+) -> Records:
+    """Parse every dump; ``meta`` holds each dump's metadata file (None or absent: it has none)."""
+    meta = meta or {}
+    dumps = [parse_dump(name, data, config.venue, config.year) for name, data in sorted(files)]
     first_with_sha: dict[str, str] = {}
     for dump in dumps:
         other = first_with_sha.setdefault(dump.sha256, dump.name)
         if other != dump.name:
-            raise DumpError(dump.name, f"byte-for-byte copy of {other}: a copy adds no records; remove it")
-    cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k != "dumps"}
+            raise copy_error(dump.name, other)
+    known = {d.name: _check_immutable(d, meta.get(d.name), previous) for d in dumps}
+    dumps.sort(key=lambda d: added_key(known[d.name]))
+    cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k not in ("dumps", "meta")}
     kept = []
     for dump in dumps:
         kept.append(dataclasses.replace(dump, records=()))  # the columns below hold what is needed
@@ -81,7 +109,7 @@ def parse(files: Iterable[tuple[str, bytes]], config: BuildConfig) -> Records:
             cols["byte_end"].append(r.byte_end)
             cols["text_raw"].append(r.text_raw)
             cols["text"].append(r.text)
-    return Records(dumps=tuple(kept), **cols)
+    return Records(dumps=tuple(kept), meta=known, **cols)
 
 
 def normalize_many(texts: Sequence[str]) -> list[str | None]:
@@ -110,9 +138,7 @@ def normalize_records(records: Records) -> list[str]:
     out = [cache[t] for t in records.text]
     if "" in cache.values():
         i = out.index("")
-        raise DumpError(
-            records.source_file[i], "record has no visible text (only control or invisible characters)", records.line_start[i]
-        )
+        raise no_visible_text(records.source_file[i], records.line_start[i])
     return out
 
 
@@ -129,43 +155,52 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def deduplicate(records: Records, normalized: list[str], config: BuildConfig) -> dict:
+def deduplicate(
+    records: Records, normalized: list[str], config: BuildConfig, previous: PreviousRelease | None, version: str
+) -> dict:
     """Assign every record to a paper and say why.
 
     Rules (documented in the card):
     * records with equal normalized text are one version (exact duplicates);
     * versions whose shingles are near-duplicates form one paper (see ``dedup``);
-    * the paper's *founding* occurrence is its earliest record in (file name, record index)
-      order; ``paper_id`` is the first 16 hex digits of the SHA-256 of its normalized text, so a
-      revision arriving in a later dump keeps the id;
-    * the *canonical* text is the version of the paper's latest record, since later crawls carry
-      revisions; the canonical occurrence is the earliest record holding that text.
+    * the paper's *founding* record is its earliest in added order (records arrive in that
+      order); its id is kept from the previous release or, for a new paper, derived from the
+      founding record's identity (see ``identity``), never from text;
+    * the *canonical* text is the version of the paper's record latest in crawl order (the
+      newest crawl); the canonical occurrence is the earliest record holding that text.
     """
     sha_of: dict[str, str] = {}  # each distinct text is hashed once
     text_sha = [sha_of.get(t) or sha_of.setdefault(t, _sha256(t)) for t in normalized]
+    crawl_rank = {name: k for k, name in enumerate(sorted(records.meta, key=lambda n: crawl_key(records.meta[n])))}
     version_of: dict[str, int] = {}
     version_text: list[str] = []
     version_first: list[int] = []
-    version_last: list[int] = []
-    for i, sha in enumerate(text_sha):  # records are in (file, index) order
+    version_newest: list[tuple[int, int]] = []  # (crawl rank of the dump, record index) of its newest record
+    for i, sha in enumerate(text_sha):  # records are in added order
+        newest = (crawl_rank[records.source_file[i]], records.record_index[i])
         v = version_of.get(sha)
         if v is None:
             v = version_of[sha] = len(version_text)
             version_text.append(normalized[i])
             version_first.append(i)
-            version_last.append(i)
-        else:
-            version_last[v] = i
+            version_newest.append(newest)
+        elif newest > version_newest[v]:
+            version_newest[v] = newest
     record_version = [version_of[s] for s in text_sha]
 
     clusters = near_duplicate_clusters(version_text, config.near_dup)
     roots, shingle_sets = clusters.roots, clusters.shingle_sets
-    # Versions are numbered in order of first appearance, so a cluster's root is its founding version.
+    # Versions are numbered in added order, so a cluster's root is its founding version.
     members: dict[int, list[int]] = {}
     for v, root in enumerate(roots):
         members.setdefault(root, []).append(v)
-    canonical_version = {root: max(vs, key=lambda v: version_last[v]) for root, vs in members.items()}
-    paper_id_of_root = {root: text_sha[version_first[root]][:16] for root in members}
+    canonical_version = {root: max(vs, key=lambda v: version_newest[v]) for root, vs in members.items()}
+    occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
+    founding = {
+        root: (records.source_sha256[version_first[root]], records.record_index[version_first[root]]) for root in members
+    }
+    identity = assign_ids(occurrence_id, [roots[v] for v in record_version], founding, previous, version)
+    paper_id_of_root = identity.paper_of_cluster
 
     # Per version: its paper, and its similarity to the paper's canonical version.
     version_paper = [paper_id_of_root[root] for root in roots]
@@ -184,10 +219,12 @@ def deduplicate(records: Records, normalized: list[str], config: BuildConfig) ->
         for i, v in enumerate(record_version)
     ]
     return {
+        "occurrence_id": occurrence_id,
         "text_sha256": text_sha,
         "paper_id": paper_id,
         "relation": relation,
         "similarity": similarity,
+        "identity": identity,
         "papers": [
             {
                 "root": root,
@@ -211,8 +248,8 @@ def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | N
 
 def assemble(
     records: Records, normalized: list[str], dedup: dict, rendered: list[tuple[str, str | None, int]]
-) -> tuple[pa.Table, pa.Table]:
-    occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
+) -> tuple[pa.Table, pa.Table, pa.Table]:
+    occurrence_id = dedup["occurrence_id"]
     occurrences = pa.Table.from_pydict(
         {
             "occurrence_id": occurrence_id,
@@ -260,25 +297,38 @@ def assemble(
     rows.sort(key=lambda r: r["paper_id"])
     schema = arrow_schema("papers")
     papers = pa.Table.from_pydict({name: [r[name] for r in rows] for name in schema.names}, schema=schema)
-    return papers, occurrences
+    id_rows = dedup["identity"].ids
+    schema = arrow_schema("ids")
+    ids = pa.Table.from_pydict({name: [getattr(r, name) for r in id_rows] for name in schema.names}, schema=schema)
+    return papers, occurrences, ids
 
 
-def run(files: Iterable[tuple[str, bytes]], config: BuildConfig, stage: Callable = no_timer) -> BuildResult:
-    """raw files (name, bytes) in, validated-ready tables out.
+def run(
+    files: Iterable[tuple[str, bytes]],
+    config: BuildConfig,
+    stage: Callable = no_timer,
+    meta: dict[str, DumpMeta | None] | None = None,
+    previous: PreviousRelease | None = None,
+    version: str = "0.0.0",
+) -> BuildResult:
+    """raw files (name, bytes) and their metadata in, validated-ready tables out; paper ids are
+    anchored to ``previous`` (None: this is the first release), and ids first published or
+    retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings).
     """
     with stage("parse"):
-        records = parse(files, config)
+        records = parse(files, config, meta, previous)
     del files  # the raw bytes (as large as the input) are not needed past parsing
     with stage("normalize"):
         normalized = normalize_records(records)
     with stage("near-dup"):
-        dedup = deduplicate(records, normalized, config)
+        dedup = deduplicate(records, normalized, config, previous, version)
     with stage("plain text"):
         rendered = render_papers(normalized, dedup)
     with stage("assemble"):
-        papers, occurrences = assemble(records, normalized, dedup, rendered)
+        papers, occurrences, ids = assemble(records, normalized, dedup, rendered)
+    identity = dedup["identity"]
     relations = {r: 0 for r in RELATIONS}
     for r in dedup["relation"]:
         relations[r] += 1
@@ -290,5 +340,12 @@ def run(files: Iterable[tuple[str, bytes]], config: BuildConfig, stage: Callable
         "near_dup_candidate_pairs": dedup["n_candidate_pairs"],
         "near_dup_merged_pairs": dedup["n_merged_pairs"],
         "relations": relations,
+        # From the ids table, not from what changed since the previous build: a rebuild on its
+        # own release must give the same bytes.
+        "ids": {
+            **{status: sum(r.status == status for r in identity.ids) for status in ("current", "merged", "removed")},
+            "first_published_in_this_version": sum(r.first_release == version for r in identity.ids),
+            "retired_in_this_version": sum(r.retired_release == version for r in identity.ids),
+        },
     }
-    return BuildResult(papers=papers, occurrences=occurrences, dumps=records.dumps, stats=stats)
+    return BuildResult(papers, occurrences, ids, records.dumps, records.meta, identity, stats)

@@ -9,19 +9,28 @@ Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.
 * The tag ``v<version>`` is created on that commit; an existing tag pointing at other content is
   never moved without ``force_tag``.
 * The token comes only from ``HF_TOKEN`` or the standard login and is removed from every message.
+* What is uploaded is a staged release: ``dist/`` itself for the project's hub-repo, or the same
+  build rendered for another repository, so no file points users at a repository it is not in.
+* Files are compared by content: an LFS file by the sha256 the Hub records for it, a regular file
+  by its git blob id. Republishing the same release is a no-op, and a commit that the Hub applied
+  although its answer was lost is recognised as ours when the retry is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shutil
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from .release import sha256_file
+from .write import data_path
 
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
 
@@ -61,6 +70,26 @@ class Plan:
         return not (self.add or self.update or self.delete)
 
 
+# What the Hub accepts for a user, an organisation or a repository name (huggingface_hub's
+# validate_repo_id, with the owner required): letters, digits, "-", "_", "."; not starting or
+# ending with "-" or "."; no "--" or ".."; at most 96 characters; a name does not end in ".git".
+_NAME = r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?"
+
+
+def repo_id_problem(repo_id: str) -> str | None:
+    """Why ``repo_id`` is not a Hub dataset repository id, or None when it is one."""
+    if not re.fullmatch(f"{_NAME}/{_NAME}", repo_id):
+        return (
+            f"{repo_id!r} is not OWNER/NAME: each part 1-96 letters, digits, '-', '_' or '.', "
+            "not starting or ending with '-' or '.'"
+        )
+    if "--" in repo_id or ".." in repo_id:
+        return f"{repo_id!r}: the Hub forbids '--' and '..' in repository ids"
+    if repo_id.endswith(".git"):
+        return f"{repo_id!r}: a repository name cannot end in .git"
+    return None
+
+
 def git_blob_oid(path: Path) -> str:
     data = path.read_bytes()
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
@@ -86,15 +115,37 @@ def release_message(dist: Path) -> tuple[str, str, str]:
     return version, f"Release v{version}", description
 
 
-def make_plan(dist: Path, repo_id: str, revision: str, remote: dict[str, tuple[str, str | None]] | None) -> Plan:
-    """What a publish would do. ``remote`` maps path -> (git oid, LFS sha256 or None); None
-    means the remote is unknown (dry run): every file is an addition."""
+Remote = dict[str, tuple[str, str | None]]  # path -> (git blob id, LFS sha256 or None)
+
+
+def remote_files(tree) -> Remote:
+    """The files of a ``list_repo_tree`` answer, without the repository's own settings."""
+    return {
+        f.path: (f.blob_id, f.lfs.sha256 if f.lfs else None)
+        for f in tree
+        if hasattr(f, "blob_id") and f.path not in KEEP_REMOTE
+    }
+
+
+def same_content(local: LocalFile, remote: tuple[str, str | None]) -> bool:
+    """For an LFS file the Hub's blob id is that of the pointer, so the sha256 is what identifies it."""
+    blob_id, lfs_sha256 = remote
+    return local.sha256 == lfs_sha256 if lfs_sha256 else local.git_oid == blob_id
+
+
+def same_files(local: list[LocalFile], remote: Remote) -> bool:
+    return {f.path for f in local} == set(remote) and all(same_content(f, remote[f.path]) for f in local)
+
+
+def make_plan(dist: Path, repo_id: str, revision: str, remote: Remote | None) -> Plan:
+    """What a publish would do. None for ``remote`` means it is unknown (dry run): every file is
+    an addition."""
     version, message, description = release_message(dist)
     add, update, unchanged = [], [], []
     for f in local_files(dist):
         if remote is None or f.path not in remote:
             add.append(f)
-        elif f.sha256 == remote[f.path][1] or f.git_oid == remote[f.path][0]:
+        elif same_content(f, remote[f.path]):
             unchanged.append(f)
         else:
             update.append(f)
@@ -116,6 +167,25 @@ def render_plan(plan: Plan, remote_known: bool) -> str:
     lines += [f"  {line}" for line in plan.description.splitlines()]
     lines.append(f"Tag: {plan.tag}")
     return "\n".join(lines)
+
+
+def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
+    """Write into ``out`` the files a publish to ``repo_id`` uploads: a copy of ``dist`` when it was
+    built for ``repo_id``, else the same build rendered for ``repo_id``. Its Parquet files must be
+    ``dist``'s, byte for byte: only the documents may name another repository."""
+    from .build import build
+    from .resources import hub_repo
+    from .schema import TABLES
+
+    if repo_id == hub_repo():
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(dist, out)
+        return
+    build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint
+    for table in TABLES:
+        if sha256_file(out / data_path(table)) != sha256_file(dist / data_path(table)):
+            raise PublishError(f"staged {data_path(table)} differs from {dist}'s: rebuild {dist} first")
 
 
 def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
@@ -155,7 +225,9 @@ class _Hub:
     def redact(self, text: str) -> str:
         return text.replace(self.token, "***") if self.token else text
 
-    def call(self, what: str, fn, *args, **kwargs):
+    def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None, **kwargs):
+        """``fn(*args, **kwargs)``, retried on transient errors. When the Hub answers 409/412,
+        ``recover()`` may show that an earlier try went through: its result is returned instead."""
         from huggingface_hub.errors import HfHubHTTPError
 
         try:  # huggingface_hub 2 talks through httpx2, earlier releases through httpx
@@ -169,6 +241,11 @@ class _Hub:
                 return fn(*args, **kwargs)
             except HfHubHTTPError as exc:
                 status = exc.response.status_code if exc.response is not None else None
+                if status in (409, 412) and recover is not None:
+                    recovered = recover()
+                    if recovered is not None:
+                        self.log(f"{what}: the Hub had already applied an earlier try; nothing more to do")
+                        return recovered
                 if status is not None and status < 500:
                     raise self._refusal(what, status, exc) from None
                 reason = f"HTTP {status}"
@@ -239,8 +316,7 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
     tree = hub.call(
         "read files", lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=head, recursive=True))
     )
-    remote = {f.path: (f.blob_id, f.lfs.sha256 if f.lfs else None) for f in tree if hasattr(f, "blob_id")}
-    plan = make_plan(dist, repo_id, revision, remote)
+    plan = make_plan(dist, repo_id, revision, remote_files(tree))
     hub.log(render_plan(plan, remote_known=True))
 
     tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
@@ -249,8 +325,7 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
         tag_tree = tree if tagged == head else hub.call(
             "read tagged files", lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=tagged, recursive=True))
         )
-        tagged_files = {f.path: f.blob_id for f in tag_tree if hasattr(f, "blob_id") and f.path not in KEEP_REMOTE}
-        if tagged_files != {f.path: f.git_oid for f in local_files(dist)}:
+        if not same_files(local_files(dist), remote_files(tag_tree)):
             if not force_tag:
                 raise PublishError(
                     f"tag {plan.tag} already exists on commit {tagged[:12]} with other content; bump the version in "
@@ -264,6 +339,19 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
     else:
         operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
         operations += [Delete(path_in_repo=p) for p in plan.delete]
+
+        def applied_earlier():
+            """The branch head, if it is this very commit: on top of ``head``, with our message and files."""
+            refs_now = api.list_repo_refs(repo_id, repo_type="dataset")
+            now = next((b.target_commit for b in refs_now.branches if b.name == revision), None)
+            if now is None or now == head:
+                return None
+            commits = api.list_repo_commits(repo_id, repo_type="dataset", revision=now)
+            if len(commits) < 2 or commits[0].title != plan.message or commits[1].commit_id != head:
+                return None
+            files = list(api.list_repo_tree(repo_id, repo_type="dataset", revision=now, recursive=True))
+            return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
+
         info = hub.call(
             "commit",
             api.create_commit,
@@ -274,6 +362,7 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
             parent_commit=head,
             commit_message=plan.message,
             commit_description=plan.description,
+            recover=applied_earlier,
         )
         commit_oid = info.oid
 

@@ -8,6 +8,7 @@ Every number comes from :class:`Release`, which the build fills from its own tab
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,11 +16,12 @@ import yaml
 
 from . import texts
 from .config import BuildConfig
+from .resources import CHECKOUT_ROOT
 from .schema import TABLES, hf_features_dict, table_schema
 from .write import data_path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-CHANGELOG = PROJECT_ROOT / "CHANGELOG.md"
+PROJECT_ROOT = CHECKOUT_ROOT
+CHANGELOG = PROJECT_ROOT / "CHANGELOG.md"  # where `diff --write-changelog` adds an entry, in a checkout
 SUMS = "SHA256SUMS"
 CARD = "README.md"
 DATASHEET = "DATASHEET.md"
@@ -42,6 +44,26 @@ class Release:
     manifest: dict
     data: dict[str, DataFile]  # table name -> its Parquet file
     changelog: str
+    repo_id: str  # the Hub dataset repository every file names
+    maintainers: str
+
+    @property
+    def date_published(self) -> str | None:
+        """The date of this version's CHANGELOG entry (``## 1.2.0 (2027-01-31)``): fixed once the
+        entry is written, so rebuilding never changes it."""
+        m = re.search(rf"^## {re.escape(self.version)} \((\d{{4}}-\d{{2}}-\d{{2}})\)\s*$", self.changelog, re.M)
+        return m[1] if m else None
+
+    @property
+    def url(self) -> str:
+        return f"https://huggingface.co/datasets/{self.repo_id}"
+
+    @property
+    def license_url(self) -> str:
+        return f"{self.url}/blob/v{self.version}/LICENSE.md"
+
+    def citation(self) -> str:
+        return texts.citation(self.version, self.repo_id, self.maintainers)
 
 
 def sha256_file(path: Path) -> str:
@@ -75,7 +97,10 @@ def column_table(table: str) -> str:
 
 def _q(stats: dict, key: str) -> str:
     q = stats[key]
-    return f"min {q['min']}, 5th percentile {q['p05']}, median {q['median']}, mean {q['mean']}, 95th percentile {q['p95']}, max {q['max']}"
+    return (
+        f"min {q['min']}, 5th percentile {q['p05']}, median {q['median']}, mean {q['mean']}, "
+        f"95th percentile {q['p95']}, max {q['max']}"
+    )
 
 
 def relation_table(stats: dict) -> str:
@@ -85,11 +110,24 @@ def relation_table(stats: dict) -> str:
 
 
 def inputs_table(manifest: dict, stats: dict) -> str:
+    """The dumps in the order they were added, with what their metadata files say."""
     canonical = {f["file"]: f["canonical"] for f in stats["per_file"]}
-    rows = ["| dump | records | canonical records | sha256 |", "|---|---|---|---|"]
+    rows = ["| dump | added | crawled | records | canonical records | sha256 |", "|---|---|---|---|---|---|"]
     for f in manifest["inputs"]:
-        rows.append(f"| `{f['file']}` | {f['records']} | {canonical.get(f['file'], 0)} | `{f['sha256']}` |")
+        rows.append(
+            f"| `{f['file']}` | {f.get('added') or 'unknown'} | {f.get('crawled_at') or 'unknown'} | {f['records']} "
+            f"| {canonical.get(f['file'], 0)} | `{f['sha256']}` |"
+        )
     return "\n".join(rows)
+
+
+def ids_block(stats: dict, version: str) -> str:
+    ids = stats["ids"]
+    return (
+        f"Ids listed in `ids`: {ids['current']} current, {ids['merged']} merged, {ids['removed']} removed; "
+        f"{ids['first_published_in_this_version']} first published and {ids['retired_in_this_version']} "
+        f"retired in version {version}."
+    )
 
 
 def statistics_block(r: Release) -> str:
@@ -100,12 +138,16 @@ def statistics_block(r: Release) -> str:
         f"- Dumps read: {s['dumps']}; raw records: {s['records']}; papers: {s['papers']}",
         f"- Duplicates: {s['duplicates']} ({s['relations']['exact_duplicate']} exact, "
         f"{s['relations']['near_duplicate']} near); papers with more than one version: {s['papers_with_revisions']}",
-        "- Near-duplicate similarity to the canonical text: "
+        "- Similarity of each near-duplicate occurrence to its paper's canonical text, over the "
+        f"{s['relations']['near_duplicate']} near duplicates: "
         + (f"min {near['min']:.3f}, median {near['median']:.3f}" if near else "no near duplicates in this build"),
-        f"- Words per abstract: {_q(s, 'word_count')}",
-        f"- Characters per abstract: {_q(s, 'abstract_chars')}",
+        f"- Words per paper (`word_count` of the {s['papers']} papers' canonical abstracts): {_q(s, 'word_count')}",
+        f"- Characters per paper (the {s['papers']} canonical `abstract` texts): {_q(s, 'abstract_chars')}",
         f"- Papers whose abstract links a URL: {s['papers_with_urls']}",
         "- Venues and years: " + ", ".join(f"{k} ({v} papers)" for k, v in s["venues"].items()),
+        "",
+        "Percentiles and medians are nearest-rank values (an actual value of the data, never an "
+        "average of two); means are rounded to one decimal.",
     ]
     return "\n".join(lines)
 
@@ -114,21 +156,32 @@ def config_block(config: BuildConfig) -> str:
     return "```yaml\n" + _yaml(config.as_dict()) + "```"
 
 
+def _references(table: str) -> list[str]:
+    """``table.col`` references ``other.col`` sentences, from the schema's foreign keys."""
+    return [
+        f"`{table}.{a}` references `{fk['reference']['resource']}.{b}`"
+        for fk in table_schema(table).get("foreignKeys", [])
+        for a, b in zip(fk["fields"], fk["reference"]["fields"])
+    ]
+
+
 def card(r: Release) -> str:
+    default = TABLES[0]
     front = {
         "pretty_name": texts.TITLE,
-        "license": texts.LICENSE_NAME,
-        "license_name": "abstracts-by-their-authors-metadata-cc0",
+        "license": texts.CARD_LICENSE,
+        "license_name": texts.CARD_LICENSE_NAME,
         "license_link": "LICENSE.md",
         "language": ["en"],
-        "task_categories": ["text-classification", "summarization", "text-retrieval"],
+        # No labels, summaries or relevance judgements: a corpus to search, not a supervised task.
+        "task_categories": ["text-retrieval"],
         "size_categories": [_size_category(r.stats["papers"])],
         "tags": ["neurips", "scientific-abstracts", "deduplication", "provenance"],
         "configs": [
             {
                 "config_name": table,
                 "data_files": [{"split": "train", "path": data_path(table)}],
-                **({"default": True} if table == "papers" else {}),
+                **({"default": True} if table == default else {}),
             }
             for table in TABLES
         ],
@@ -144,7 +197,17 @@ def card(r: Release) -> str:
         ],
     }
     s = r.stats
-    hf = f"hf://datasets/{texts.REPO_ID}@v{r.version}"
+    hf = f"hf://datasets/{r.repo_id}@v{r.version}"
+    configs = "\n".join(
+        f"- **`{t}`**{' (default)' if t == default else ''}, {r.data[t].rows} rows: {table_schema(t)['description']}"
+        for t in TABLES
+    )
+    config_arg = {t: "" if t == default else f'"{t}", ' for t in TABLES}
+    loads = "\n".join(
+        f'{t} = load_dataset("{r.repo_id}", {config_arg[t]}revision="v{r.version}", split="train")' for t in TABLES
+    )
+    columns = "\n\n".join(f"### {t}\n\n{column_table(t)}" for t in TABLES)
+    references = "; ".join(ref for t in TABLES for ref in _references(t))
     return f"""---
 {_yaml(front)}---
 
@@ -152,19 +215,22 @@ def card(r: Release) -> str:
 
 {texts.SUMMARY}
 
-Two configs: **`papers`** (default), one row per paper ({s['papers']} rows), and
-**`occurrences`**, one row per raw record in the dumps ({s['records']} rows), each pointing at
-its paper with the reason it belongs there.
+One config per table, each a single `train` split:
+
+{configs}
+
+## What is not in the data
+
+{texts.NOT_INCLUDED}
 
 ## Load it
 
 ```python
 from datasets import load_dataset
 
-papers = load_dataset("{texts.REPO_ID}", revision="v{r.version}", split="train")
-occurrences = load_dataset("{texts.REPO_ID}", "occurrences", revision="v{r.version}", split="train")
-# from a local copy of this folder:
-papers = load_dataset("path/to/dist", split="train")
+{loads}
+# from a local copy of this folder, say local_copy = "dist":
+{default} = load_dataset(local_copy, split="train")
 ```
 
 ```python
@@ -185,16 +251,23 @@ GROUP BY ALL ORDER BY copies DESC LIMIT 10;
 
 ## Columns
 
-### papers
+{columns}
 
-{column_table('papers')}
+{references}; each paper has exactly one `canonical` occurrence.
 
-### occurrences
+## Stable ids
 
-{column_table('occurrences')}
+{texts.STABLE_IDS}
 
-`occurrences.paper_id` references `papers.paper_id`; each paper has exactly one `canonical`
-occurrence.
+{ids_block(r.manifest["counts"], r.version)}
+
+```sql
+-- DuckDB: the paper each stored id belongs to in this release (my_table.my_id holds your ids)
+SELECT s.my_id, i.status, p.*
+FROM my_table s
+JOIN '{hf}/{data_path('ids')}' i ON i.id = s.my_id
+LEFT JOIN '{hf}/{data_path('papers')}' p ON p.paper_id = i.paper_id;
+```
 
 ## Build statistics
 
@@ -227,6 +300,8 @@ shape the bytes and the build fingerprint; `SHA256SUMS` covers every file of thi
 
 {texts.LICENSE_TEXT}
 
+The same terms are in `LICENSE.md`, `datapackage.json` (`licenses`) and `croissant.json` (`license`).
+
 Intended uses: {texts.INTENDED_USES}
 
 Out of scope: {texts.OUT_OF_SCOPE}
@@ -240,12 +315,12 @@ Personal information: {texts.PERSONAL_INFO}
 ## Citation
 
 ```bibtex
-{texts.citation(r.version)}
+{r.citation()}
 ```
 
 ## Changelog
 
-{r.changelog.strip()}
+{r.changelog.strip().removeprefix("# Changelog").strip()}
 """
 
 
@@ -273,6 +348,7 @@ Generated by the build; every number below comes from the build of version {r.ve
   are absent here.
 - **What data does each instance consist of?** See the column tables in the dataset card; text,
   derived plain text, URLs, counts and provenance. No labels.
+- **What is not there?** {texts.NOT_INCLUDED}
 - **Is any information missing?** `urls` is null when an abstract links nothing. Abstracts that
   were truncated in a dump stay truncated.
 - **Relationships between instances:** occurrences point at their paper; a paper's occurrences
@@ -282,7 +358,7 @@ Generated by the build; every number below comes from the build of version {r.ve
 
 {relation_table(s)}
 
-- **Is it self-contained?** Yes; it links nothing it depends on.
+- **Is it self-contained?** Yes; it links nothing it depends on (see above for joining other metadata).
 - **Confidential or offensive data?** No; these are public scientific abstracts.
 - **Does it identify people?** {texts.PERSONAL_INFO}
 
@@ -321,14 +397,17 @@ The raw text of every record is kept in `occurrences.text_raw`, byte for byte. C
 ## Distribution
 
 - **How is it distributed?** As Parquet files with a dataset card on the Hugging Face Hub
-  (`{texts.REPO_ID}`, tag `v{r.version}`), with a Frictionless data package and Croissant
+  (`{r.repo_id}`, tag `v{r.version}`, {r.url}), with a Frictionless data package and Croissant
   metadata beside them.
 - **Licence and terms:** {texts.LICENSE_TEXT}
 
 ## Maintenance
 
 - {texts.MAINTENANCE}
-- **Versioning:** semantic versions, set in `pyproject.toml`; the changelog lists every release.
+- **Versioning:** semantic versions, set in `pyproject.toml`; the changelog lists every release
+  with the ids it added, merged and removed.
+- **Will ids stay valid?** {texts.STABLE_IDS}
+- {ids_block(r.manifest["counts"], r.version)}
 """
 
 
@@ -339,6 +418,14 @@ def _frictionless_schema(table: str) -> dict:
     return spec
 
 
+def _authors_license(r: Release) -> dict:
+    return {"path": r.license_url, "title": texts.AUTHORS_TERMS_TITLE}
+
+
+def _cc0_license() -> dict:
+    return {"name": texts.CC0_ID, "path": texts.CC0_URL, "title": texts.CC0_TERMS_TITLE}
+
+
 def datapackage(r: Release) -> dict:
     return {
         "$schema": "https://datapackage.org/profiles/2.0/datapackage.json",
@@ -346,8 +433,8 @@ def datapackage(r: Release) -> dict:
         "title": texts.TITLE,
         "description": texts.SUMMARY,
         "version": r.version,
-        "homepage": f"https://huggingface.co/datasets/{texts.REPO_ID}",
-        "licenses": [{"name": "CC0-1.0", "path": texts.CC0_URL, "title": texts.LICENSE_TITLE}],
+        "homepage": r.url,
+        "licenses": [_authors_license(r), _cc0_license()],
         "keywords": ["NeurIPS", "abstracts", "deduplication", "provenance"],
         "resources": [
             {
@@ -361,6 +448,8 @@ def datapackage(r: Release) -> dict:
                 "hash": f"sha256:{r.data[table].sha256}",
                 "description": table_schema(table)["description"],
                 "schema": _frictionless_schema(table),
+                # A table without the authors' text is wholly ours: say so where it differs from the package.
+                **({} if texts.authored(f["name"] for f in table_schema(table)["fields"]) else {"licenses": [_cc0_license()]}),
             }
             for table in TABLES
         ],
@@ -409,10 +498,14 @@ def croissant(r: Release) -> dict:
         "subField": "cr:subField",
         "transform": "cr:transform",
     }
-    fk = {"paper_id": "papers/paper_id"}
     record_sets = []
     for table in TABLES:
         spec = table_schema(table)
+        fk = {
+            a: f"{k['reference']['resource']}/{b}"
+            for k in spec.get("foreignKeys", [])
+            for a, b in zip(k["fields"], k["reference"]["fields"])
+        }
         fields = []
         for f in spec["fields"]:
             field = {
@@ -423,7 +516,7 @@ def croissant(r: Release) -> dict:
                 "dataType": _CROISSANT_TYPES[f["type"]],
                 "source": {"fileObject": {"@id": f"{table}-parquet"}, "extract": {"column": f["name"]}},
             }
-            if table == "occurrences" and f["name"] in fk:
+            if f["name"] in fk:
                 field["references"] = {"field": {"@id": fk[f["name"]]}}
             fields.append(field)
         record_sets.append(
@@ -443,11 +536,15 @@ def croissant(r: Release) -> dict:
         "name": "neurips-2026-abstracts",
         "description": texts.SUMMARY,
         "version": r.version,
-        "license": texts.CC0_URL,
-        "url": f"https://huggingface.co/datasets/{texts.REPO_ID}",
-        "citeAs": texts.citation(r.version),
+        "license": [
+            {"@type": "sc:CreativeWork", "name": texts.AUTHORS_TERMS_TITLE, "url": r.license_url},
+            {"@type": "sc:CreativeWork", "name": texts.CC0_TERMS_TITLE, "url": texts.CC0_URL},
+        ],
+        "url": r.url,
+        "citeAs": r.citation(),
         "keywords": ["NeurIPS", "abstracts", "deduplication", "provenance"],
-        "creator": {"@type": "sc:Organization", "name": "NeurIPS 2026 abstracts maintainers"},
+        "creator": {"@type": "sc:Organization", "name": r.maintainers},
+        **({"datePublished": r.date_published} if r.date_published else {}),
         "rai:dataCollection": texts.COLLECTION,
         "rai:dataCollectionType": "Web scraping",
         "rai:dataPreprocessingProtocol": texts.preprocessing(r.config),
@@ -479,8 +576,8 @@ def sha256sums(folder: Path, known: dict[str, str] | None = None) -> str:
     ``known`` gives digests already computed (the Parquet files), so they are not read again."""
     known = known or {}
     lines = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
+    # Sorted by the relative path as text: Path objects sort without regard to case on Windows.
+    for rel, path in sorted((p.relative_to(folder).as_posix(), p) for p in folder.rglob("*") if p.is_file()):
         if rel != SUMS:
             lines.append(f"{known.get(rel) or sha256_file(path)}  {rel}")
     return "\n".join(lines) + "\n"

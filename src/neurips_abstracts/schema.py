@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
 import pyarrow as pa
 
-TABLES = ("papers", "occurrences")
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
+from .resources import read_text
+
+TABLES = ("papers", "occurrences", "ids")
 
 _ARROW_TYPES = {"string": pa.string(), "integer": pa.int64(), "number": pa.float64(), "boolean": pa.bool_()}
 _HF_DTYPES = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
@@ -24,8 +24,7 @@ def table_schema(table: str) -> dict:
     """The Frictionless Table Schema of ``table`` as a dict."""
     if table not in TABLES:
         raise KeyError(f"unknown table {table!r}; tables are {', '.join(TABLES)}")
-    with open(SCHEMA_DIR / f"{table}.schema.json", encoding="utf-8") as fh:
-        return json.load(fh)
+    return json.loads(read_text(f"schema/{table}.schema.json"))
 
 
 def field_names(table: str) -> list[str]:

@@ -5,32 +5,83 @@ from __future__ import annotations
 from .config import BuildConfig
 
 TITLE = "NeurIPS 2026 paper abstracts"
-REPO_ID = "neurips-abstracts/neurips-2026-abstracts"  # where `publish` puts it unless told otherwise
 SUMMARY = (
     "Abstracts of the papers of NeurIPS 2026, parsed from dumps of a public paper-list site, "
     "normalized, deduplicated (exact and near duplicates) and released with full provenance: every "
     "raw record in the dumps is a row of the occurrences table pointing at its paper."
 )
 
-LICENSE_NAME = "other"
-LICENSE_TITLE = "Abstracts: copyright of their authors. Structure, ids and provenance columns: CC0-1.0."
-LICENSE_TEXT = (
-    "The abstracts are the works of the papers' authors, who keep their copyright; they were "
-    "published publicly on the conference's paper list, and this dataset redistributes them "
-    "unchanged apart from the normalization documented below. No licence over the abstracts is "
-    "granted here. Quoting abstracts for research, indexing, search and statistics is the use "
-    "this release is made for; before republishing abstracts in bulk, or training a commercial "
-    "model on them, check that your use is permitted where you are (for example as fair use or "
-    "under a text-and-data-mining exception). Everything the build adds (paper ids, dedup "
-    "decisions, provenance, the plain-text rendering and statistics) is dedicated to the public "
-    "domain under CC0-1.0."
-)
+# --- Terms of use: the one source of every licence statement of a release ---------------------
+# Columns holding the authors' text or a rendering of it. Every other column, and every file
+# besides the Parquet files, is the build's own work.
+AUTHORED_COLUMNS = ("abstract", "abstract_plain", "text_raw")
+CC0_ID = "CC0-1.0"
 CC0_URL = "https://creativecommons.org/publicdomain/zero/1.0/"
+CARD_LICENSE = "other"  # the Hub's word for "see license_link": no single licence covers the data
+CARD_LICENSE_NAME = "abstracts-by-their-authors-metadata-cc0"
+AUTHORS_TERMS_TITLE = "Abstracts: copyright of their authors; no licence over them is granted"
+CC0_TERMS_TITLE = "Everything else (ids, deduplication, provenance, counts, metadata): CC0-1.0"
+LICENSE_TEXT = (
+    "The abstracts (columns " + ", ".join(f"`{c}`" for c in AUTHORED_COLUMNS) + ") are the works "
+    "of the papers' authors, who keep their copyright; they were published publicly on the "
+    "conference's paper list, and this dataset redistributes them unchanged apart from the "
+    "normalization described in the dataset card's Deduplication section. No licence over the "
+    "abstracts is granted here. Quoting abstracts for research, indexing, search and statistics is "
+    "the use this release is made for; before republishing abstracts in bulk, or training a "
+    "commercial model on them, check that your use is permitted where you are (for example as "
+    "fair use or under a text-and-data-mining exception). Everything the build adds (paper ids, "
+    "dedup decisions, provenance, counts and statistics, and this release's metadata files) is "
+    "dedicated to the public domain under CC0-1.0 (" + CC0_URL + ")."
+)
+
+
+def authored(columns) -> list[str]:
+    """The columns among ``columns`` that hold the authors' text."""
+    return [c for c in columns if c in AUTHORED_COLUMNS]
+
+
+def license_md() -> str:
+    return (
+        "# Terms of use\n\n"
+        f"- {AUTHORS_TERMS_TITLE} (columns " + ", ".join(f"`{c}`" for c in AUTHORED_COLUMNS) + ").\n"
+        f"- {CC0_TERMS_TITLE} ({CC0_URL}).\n\n"
+        f"{LICENSE_TEXT}\n"
+    )
+
+
+NOT_INCLUDED = (
+    "The release holds abstracts and nothing else about a paper: no titles, no author names or "
+    "affiliations, no links to paper pages, PDFs or code, no accept/reject decisions, tracks or "
+    "awards, and no external ids (the paper-list dumps carry only abstracts). To join such "
+    "metadata from elsewhere (the conference's site, OpenReview, the proceedings), normalize the "
+    "abstract of each of their records with `neurips_abstracts.normalize.normalize` and match its "
+    "SHA-256 against `occurrences.text_sha256` (every version ever seen, not only the canonical "
+    "one); records whose abstract was revised since can be matched with the near-duplicate "
+    "settings of the Deduplication section. `paper_id` is this dataset's own id (see Stable ids), "
+    "not an external one."
+)
+
+STABLE_IDS = (
+    "A published `paper_id` never changes and never disappears. Each build reads the ids of the "
+    "release before it and keeps every one for as long as any raw record of that paper remains: "
+    "revisions, new dumps under any file name, old crawls contributed late and changes of "
+    "normalization move no id, because ids are keyed by raw records (dump SHA-256 and record "
+    "index), never by text. A paper new in a release gets the first 16 hex digits of the SHA-256 "
+    "of `<dump sha256>:<record index>` of its founding record (its earliest record in the order "
+    "dumps were added). When two published papers turn out to be one, the older id (first "
+    "published earlier; then the one whose records were added first) stays and the other becomes "
+    "`merged` into it; a paper whose every dump was removed becomes `removed`. The `ids` table "
+    "lists every id ever published with its `status`, the paper holding it now (`paper_id`), "
+    "`first_release` and `retired_release`: join stored ids with it once, on `ids.id`, and use "
+    "its `paper_id`. Published dumps are immutable: a build refuses a dump whose bytes changed. "
+    "What is not stable: the canonical text of a paper (a newer crawl's revision replaces it), "
+    "`abstract_plain` and the counts, which follow the dumps and the normalization of each release."
+)
 
 INTENDED_USES = (
     "Bibliometrics and meta-research on NeurIPS 2026; search and retrieval over abstracts; topic "
-    "modelling and trend analysis; evaluating summarization or classification on scientific text; "
-    "teaching data engineering of deduplicated, provenance-tracked releases."
+    "modelling and trend analysis; unsupervised or self-supervised work on scientific text (there "
+    "are no labels, summaries or relevance judgements); teaching data engineering of deduplicated, provenance-tracked releases."
 )
 OUT_OF_SCOPE = (
     "Judging the quality of individual papers or authors; attributing texts to people (the dataset "
@@ -57,8 +108,8 @@ PERSONAL_INFO = (
 )
 SOCIAL_IMPACT = (
     "Makes the scientific record of one conference easier to study and search. Bulk access to "
-    "abstracts also makes it easier to train text generators on them; the terms of use above ask "
-    "users to respect the authors' rights."
+    "abstracts also makes it easier to train text generators on them; the terms of use (LICENSE.md) "
+    "ask users to respect the authors' rights."
 )
 COLLECTION = (
     "Dumps are UTF-8 text files saved from a public paper-list site, one abstract per paragraph "
@@ -66,9 +117,11 @@ COLLECTION = (
     "validates each one, and the build records the SHA-256 of every dump it read."
 )
 MAINTENANCE = (
-    "New dumps arrive by pull request: CI validates them, rebuilds dist/ and shows what changed. "
+    "New dumps arrive by pull request, each with its own metadata file: CI validates them, builds "
+    "the dataset in a temporary folder and shows what changed; a maintainer then rebuilds dist/. "
     "Every release is a tagged commit on the Hugging Face Hub (v<version>), so a version once "
-    "published never changes. Errors are reported as issues on the project's repository."
+    "published never changes, and paper ids carry over from release to release (Stable ids). "
+    "Errors are reported as issues on the project's repository."
 )
 
 
@@ -83,19 +136,22 @@ def preprocessing(config: BuildConfig) -> str:
         f"{nd.shingle_size}-gram shingles, {nd.library} {nd.algorithm} MinHash ({nd.num_perm} "
         f"permutations, seed {nd.seed}), LSH with {nd.bands} bands x {nd.rows} rows, then the exact "
         f"Jaccard similarity of every candidate pair; pairs at or above {nd.threshold} are merged, "
-        "and clusters are connected components. A paper's id is the SHA-256 (first 16 hex digits) "
-        "of its earliest record's normalized text; its abstract is the version in its latest dump."
+        "and clusters are connected components. A paper keeps the id of the previous release (see "
+        "Stable ids); its abstract is the version of its newest crawl: the record latest by its "
+        "dump's crawl date (where unknown, the day the dump was added, since a page cannot be "
+        "crawled after it was added), never by file name."
     )
 
 
-def citation(version: str) -> str:
+def citation(version: str, repo_id: str, author: str) -> str:
     return (
         "@misc{neurips2026abstracts,\n"
+        f"  author       = {{{{{author}}}}},\n"
         f"  title        = {{{{{TITLE}}}}},\n"
         f"  version      = {{{version}}},\n"
         "  year         = {2026},\n"
         "  howpublished = {Hugging Face dataset},\n"
-        f"  url          = {{https://huggingface.co/datasets/{REPO_ID}}},\n"
+        f"  url          = {{https://huggingface.co/datasets/{repo_id}}},\n"
         "  note         = {Abstracts are the works of their authors}\n"
         "}"
     )

@@ -16,11 +16,10 @@ from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
 from .errors import DumpError
+from .load import copy_error, entry_problem, folder_entries, is_sidecar
 from .normalize import normalize
-from .parse import RawRecord, parse_dump
+from .parse import RawRecord, no_visible_text, parse_dump
 
-NAME_RE = re.compile(r"^\d{3}_[0-9a-f]{16}\.txt$")
-MAX_DUMP_BYTES = 64 * 1024 * 1024
 MIN_WORDS = 20
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
@@ -53,9 +52,20 @@ class Finding:
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
 
     def github(self) -> str:
-        props = f"file={self.file}" + (f",line={self.line}" if self.line else "") + (f",col={self.column}" if self.column else "")
-        message = self.message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return f"::{self.severity} {props},title={self.code}::{message}"
+        """A GitHub Actions workflow command (an annotation). The file name and message are
+        escaped as the runner unescapes them, so a crafted file name cannot end the command
+        early and start another one."""
+        props = [("file", self.file), ("line", self.line), ("col", self.column), ("title", self.code)]
+        shown = ",".join(f"{k}={_escape_property(str(v))}" for k, v in props if v)
+        return f"::{self.severity} {shown}::{_escape_data(self.message)}"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _position(record: RawRecord, offset: int) -> tuple[int, int]:
@@ -98,28 +108,30 @@ def record_findings(file: str, record: RawRecord) -> Iterable[Finding]:
         yield warn("truncated", f"ends with {text[-30:]!r}: the abstract looks cut off")
 
 
+def _error(file: str, exc: DumpError) -> Finding:
+    return Finding(file, exc.line, exc.column, "error", exc.code, exc.message)
+
+
 def dump_findings(name: str, data: bytes, config: BuildConfig, others: dict[str, str]) -> list[Finding]:
-    """Everything about one dump. ``others`` maps sha256 -> name of the other dumps."""
+    """Everything about one dump's content. ``others`` maps sha256 -> name of the other dumps."""
     out: list[Finding] = []
-    if not NAME_RE.match(name):
-        out.append(Finding(name, None, None, "error", "file-name",
-                           "file name must be NNN_<16 lowercase hex>.txt, e.g. 004_0123456789abcdef.txt"))
-    if len(data) > MAX_DUMP_BYTES:
-        out.append(Finding(name, None, None, "error", "size", f"{len(data)} bytes: over the {MAX_DUMP_BYTES} byte limit; split the dump"))
-        return out
     sha = hashlib.sha256(data).hexdigest()
     if sha in others and others[sha] != name:
-        out.append(Finding(name, None, None, "error", "copy", f"byte-for-byte copy of {others[sha]}"))
+        out.append(_error(name, copy_error(name, others[sha])))
     try:
         dump = parse_dump(name, data, config.venue, config.year)
     except DumpError as exc:
-        out.append(Finding(name, exc.line, exc.column, "error", "parse", exc.message))
+        out.append(_error(name, exc))
         return out
+    for line, chars in dump.invisible_lines:
+        shown = " ".join(f"U+{ord(c):04X}" for c in dict.fromkeys(chars) if c not in " \t")
+        out.append(Finding(name, line, None, "warning", "invisible-line",
+                           f"line holding only invisible characters ({shown}): read as a blank line between records"))
     seen: dict[str, int] = {}
     for record in dump.records:
         norm = normalize(record.text)
         if not norm:
-            out.append(Finding(name, record.line_start, None, "error", "empty-record", "record has no visible text"))
+            out.append(_error(name, no_visible_text(name, record.line_start)))
             continue
         out.extend(record_findings(name, record))
         if norm in seen:
@@ -127,30 +139,81 @@ def dump_findings(name: str, data: bytes, config: BuildConfig, others: dict[str,
                                f"same abstract as the record at line {seen[norm]} of this dump"))
         else:
             seen[norm] = record.line_start
+    out.sort(key=lambda f: (f.line or 0, f.column or 0))
     return out
 
 
 def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, raw_dir: str | Path = "raw") -> list[Finding]:
-    """Findings for the dump files (or folders of them) in ``paths``, compared with ``raw_dir``."""
+    """Findings for the dump files (or folders of them) in ``paths``, compared with ``raw_dir``.
+
+    Folders and files go through the build's own rules (``load.entry_problem``), so whatever
+    validate passes the build accepts; no link out of a folder is followed, and no file that
+    breaks a rule is read, except a misnamed dump (its content is checked too).
+    """
     files: list[Path] = []
+    findings: list[Finding] = []
     for p in map(Path, paths):
-        files.extend(sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))) if p.is_dir() else files.append(p)
+        if p.is_dir() and not p.is_symlink():
+            dumps, problems = folder_entries(p, str(p))
+            files.extend(dumps)
+            for e in problems:
+                findings.append(_error(str(p) if e.code == "empty-folder" else str(p / e.file), e))
+                if e.code == "file-name":  # a misnamed dump is still worth checking
+                    files.append(p / e.file)
+            continue
+        if is_sidecar(p) and not p.is_symlink():  # checked with its dump
+            files.append(p.parent / (p.name[: -len(".json")] + ".txt"))
+            continue
+        problem = entry_problem(p, p.parent, str(p.parent))
+        if problem is not None:
+            findings.append(_error(str(p), problem))
+        if problem is None or problem.code == "file-name":
+            files.append(p)
+    files = list(dict.fromkeys(files))
     others: dict[str, str] = {}
     raw = Path(raw_dir)
     if raw.is_dir():
-        for q in sorted(raw.glob("*.txt")):
+        for q in folder_entries(raw, str(raw))[0]:
             others.setdefault(hashlib.sha256(q.read_bytes()).hexdigest(), q.name)
-    findings: list[Finding] = []
     for f in files:
-        if not f.exists():
-            findings.append(Finding(str(f), None, None, "error", "missing", "no such file"))
-            continue
         data = f.read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
         found = dump_findings(f.name, data, config, others)
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
-        others.setdefault(sha, f.name)
+        others.setdefault(hashlib.sha256(data).hexdigest(), f.name)
+    in_raw = [f.name for f in files if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt"]
+    findings.extend(metadata_findings(raw, in_raw))
     return findings
+
+
+def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
+    """What the build refuses or warns about in the metadata of dumps ``names`` of ``raw_dir``,
+    with the build's own errors: a metadata file that does not parse, a dump whose bytes no
+    longer match it or the release beside ``raw_dir`` that published it; a dump without one
+    (a warning: the build accepts it, ordered last)."""
+    from .load import read_meta
+    from .previous import first_difference, is_release, read_previous
+    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, sidecar_name
+
+    raw = Path(raw_dir)
+    beside = raw.parent / "dist"
+    previous = read_previous(beside) if is_release(beside) else None
+    out: list[Finding] = []
+    for name in names:
+        data = (raw / name).read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        where = str(raw / name)
+        if previous and previous.dump_sha256.get(name, sha) != sha:
+            out.append(_error(where, changed_since_published(name, previous.version, first_difference(beside, name, data))))
+        try:
+            meta = read_meta(raw, [name])[name]
+        except DumpError as exc:
+            out.append(_error(str(raw / sidecar_name(name)), exc))
+            continue
+        if meta is None:
+            out.append(Finding(where, None, None, "warning", "no-metadata", no_metadata_warning(name)))
+        elif meta.sha256 != sha:
+            out.append(_error(where, changed_since_added(name)))
+    return out
 
 
 def as_json(findings: list[Finding]) -> str:

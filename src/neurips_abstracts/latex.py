@@ -1,0 +1,514 @@
+"""LaTeX in abstracts to readable, unambiguous Unicode plain text.
+
+A small renderer of its own rather than pylatexenc's ``latex2text``, which drops unknown macros
+with their content (``\\diag(\\bH)`` became "()"), ungroups scripts (``n^{d+1}`` became "n^d+1"),
+glues operator names (``\\log\\log m`` became "loglog m") and reads one character at a time.
+pylatexenc is still the source of the symbol table (``\\alpha`` -> α), so its pinned version
+shapes the output. The rules, each tested:
+
+* an unknown macro keeps its name (``\\diag`` -> "diag") and its brace arguments (in math as
+  ``name(a, b)``); only formatting and spacing macros vanish, and only their markup;
+* a super- or subscript of digits is written in Unicode digits (``n²``, ``x₁``), one longer than
+  one character is parenthesized (``n^(d+1)``), and a letter or digit after a script written
+  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt;
+* operator names (``\\log``, ``\\max``, ``\\operatorname{..}``) and unknown macro names are
+  separated by a space from a letter, digit or closing bracket next to them;
+* ``\\frac{a+b}{c}`` -> "(a+b)/c", ``\\sqrt{x+1}`` -> "√(x+1)", accents combine (``\\tilde{O}``
+  -> "Õ"), ``\\mathbb``/``\\mathcal``/``\\mathscr``/``\\mathfrak`` letters become their Unicode
+  math letters (ℝ, 𝒪), the other font macros keep their content as it is;
+* URLs (bare, ``\\url``, ``\\href``) are kept verbatim, ``\\href{url}{text}`` as "text (url)";
+* ``%``, ``&`` and ``#`` are characters (an abstract means them), and so is a ``$`` that opens no
+  math (no closing one follows);
+* HTML entities (``&mdash;``) in text are decoded.
+
+The result depends on the text alone: no state is kept between calls.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from functools import cache
+
+_URL_SPLIT_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
+_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.?|\$\$|[{}$^_~]|[^\\{}$^_~]+", re.S)
+_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+_TEXT_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"))
+
+OPERATORS = frozenset(
+    "arccos arcsin arctan arg argmax argmin cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "
+    "liminf limsup ln log max min mod Pr sec sin sinh sup tan tanh tr Tr diag rank sgn sign poly polylog".split()
+)
+# Markup only: these macros render their argument(s) as they are.
+_FORMAT_1 = frozenset(
+    "textbf textit textrm textsf texttt textsc textsl textup textmd textnormal emph text mbox hbox fbox "
+    "mathrm mathbf mathit mathsf mathtt mathnormal mathbold boldsymbol bm pmb underline uline ensuremath "
+    "mathop mathord mathrel mathbin smash phantom".split()
+)
+# Vanish with no trace (switches, sizes, spacing, delimiter sizing).
+_SILENT = frozenset(
+    "em it bf rm sf tt sc sl up md normalfont ttfamily rmfamily sffamily bfseries itshape scshape upshape "
+    "mdseries tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge left right middle "
+    "big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr limits nolimits displaystyle textstyle "
+    "scriptstyle noindent par xspace centering protect relax nonumber notag allowbreak hfill vfill".split()
+)
+_SPACES = {",": " ", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": "", "@": "", "\\": " ", "\n": " ",
+           "quad": " ", "qquad": " ", "enspace": " ", "enskip": " ", "thinspace": " ", "medspace": " ",
+           "thickspace": " ", "newline": " ", "linebreak": " "}
+# Arguments that are not content: a colour, a label, a length.
+_DROP_ARGS = {"textcolor": (1, 1), "colorbox": (1, 1), "color": (1, 0), "label": (1, 0), "hspace": (1, 0), "vspace": (1, 0)}
+_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307"}
+_TEXT_LETTER_ACCENTS = {"c": "\u0327", "v": "\u030c", "u": "\u0306", "H": "\u030b", "r": "\u030a", "k": "\u0328", "b": "\u0331", "d": "\u0323", "t": "\u0361"}
+_MATH_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0305",
+                 "vec": "\u20d7", "overrightarrow": "\u20d7", "dot": "\u0307", "ddot": "\u0308", "check": "\u030c", "breve": "\u0306",
+                 "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a"}
+_MATH_ENVS = frozenset("equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
+_ALPHABETS = {"mathbb": "DOUBLE-STRUCK", "mathcal": "SCRIPT", "mathscr": "SCRIPT", "mathfrak": "FRAKTUR", "Bbb": "DOUBLE-STRUCK"}
+# Flags of a rendered piece: a word is kept apart from letters, digits and closing brackets
+# around it; a script written with ^ or _ from letters and digits after it; a script sticks to
+# its base.
+_WORD, _SPACED_SCRIPT, _ATTACHED = 1, 2, 4
+_CLOSE = ")]}⟩"
+
+
+@cache
+def symbols() -> dict[str, str]:
+    """Macro -> Unicode for the symbols pylatexenc knows (\\alpha -> α, \\leq -> ≤, \\AA -> Å)."""
+    from pylatexenc.latex2text import get_default_latex_context_db
+
+    db = get_default_latex_context_db()
+    out = {}
+    for spec in db.iter_macro_specs():
+        repl = spec.simplify_repl
+        if isinstance(repl, str) and "%" not in repl and "<" not in repl and spec.macroname not in OPERATORS and repl.strip():
+            out.setdefault(spec.macroname, repl)
+    out.update({"|": "‖", "Vert": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|", "mid": "|",
+                "{": "{", "}": "}", "lbrace": "{", "rbrace": "}", "%": "%", "&": "&", "#": "#", "$": "$", "_": "_",
+                "prime": "′", "colon": ":", "over": "/", "textbackslash": "\\", "backslash": "\\", "item": "•",
+                "LaTeX": "LaTeX", "TeX": "TeX", "textemdash": "—", "textendash": "–"})
+    return out
+
+
+@cache
+def _styled(alphabet: str, ch: str) -> str:
+    """ℝ for \\mathbb{R}, 𝒪 for \\mathcal{O}; the letters that the Mathematical Alphanumeric
+    Symbols block lacks (ℝ, ℒ, ℭ) are in Letterlike Symbols, named without "MATHEMATICAL"."""
+    if ch.isascii() and ch.isdigit() and alphabet == "DOUBLE-STRUCK":
+        name = f"MATHEMATICAL DOUBLE-STRUCK DIGIT {unicodedata.name(ch).split()[-1]}"
+    elif ch.isascii() and ch.isalpha():
+        name = f"MATHEMATICAL {alphabet} {'CAPITAL' if ch.isupper() else 'SMALL'} {ch.upper()}"
+    else:
+        return ch
+    for candidate in (name, name.replace("MATHEMATICAL ", "").replace("FRAKTUR", "BLACK-LETTER")):
+        try:
+            return unicodedata.lookup(candidate)
+        except KeyError:
+            continue
+    return ch
+
+
+_DOUBLED_RE = re.compile(r"\\\\([A-Za-z]+)")
+
+
+@cache
+def _known_names() -> frozenset[str]:
+    return frozenset(symbols()) | OPERATORS | _FORMAT_1 | _SILENT | frozenset(_ALPHABETS) | frozenset(_MATH_ACCENTS) | {
+        "frac", "sqrt", "unicode", "operatorname", "text"}
+
+
+def _undouble(m: re.Match) -> str:
+    # an over-escaped abstract writes \\textit for \textit; a line break is never followed by a macro name
+    return "\\" + m[1] if len(m[1]) > 1 and m[1] in _known_names() else m[0]
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    if "\\\\" in text:
+        text = _DOUBLED_RE.sub(_undouble, text)
+    for i, part in enumerate(_URL_SPLIT_RE.split(text)):
+        if i % 2:
+            out.append("\x00" + part)  # verbatim: a URL, or \url{..}/\href{..} holding one
+        elif part:
+            out.extend(_TOKEN_RE.findall(part))
+    return out
+
+
+def _parse(tokens: list[str], i: int, closers: tuple[str, ...]) -> tuple[list, int]:
+    """Nodes up to one of ``closers`` (consumed) or the end. A node is a token string, or a list
+    (a brace group), or a tuple ("$", nodes) for math."""
+    nodes: list = []
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        if tok in closers:
+            return nodes, i
+        if tok == "{":
+            group, i = _parse(tokens, i, ("}", *[c for c in closers if c != "}"]))
+            if i <= n and tokens[i - 1] in closers and tokens[i - 1] != "}":
+                i -= 1  # math closed inside an unclosed group: let the math see its closer
+            nodes.append(group)
+        elif tok == "}":
+            continue  # unbalanced: markup only
+        elif tok in ("$", "$$", "\\(", "\\["):
+            close = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}[tok]
+            if close not in tokens[i:]:
+                nodes.append(tok[-1] if tok in ("$", "$$") else tok)  # opens no math: a character
+                continue
+            body, i = _parse(tokens, i, (close,))
+            nodes.append(("$", body))
+        elif tok == "\\begin" and i + 2 < n and tokens[i] == "{" and tokens[i + 2] == "}":
+            name = tokens[i + 1].strip()
+            i += 3
+            if name in _MATH_ENVS:
+                end = _find_end(tokens, i, name)
+                body, _ = _parse(tokens[i:end], 0, ())
+                nodes.append(("$", body))
+                i = end + 4
+        elif tok == "\\end" and i + 2 < n and tokens[i] == "{" and tokens[i + 2] == "}":
+            i += 3
+        else:
+            nodes.append(tok)
+    return nodes, i
+
+
+def _find_end(tokens: list[str], i: int, name: str) -> int:
+    for j in range(i, len(tokens) - 3):
+        if tokens[j] == "\\end" and tokens[j + 1] == "{" and tokens[j + 2].strip() == name and tokens[j + 3] == "}":
+            return j
+    return len(tokens)
+
+
+def _enclosed(s: str) -> bool:
+    """Whether ``s`` is one bracketed whole: "(a)(b)" is not."""
+    if len(s) < 2 or s[0] not in "([" or s[-1] != {"(": ")", "[": "]"}[s[0]]:
+        return False
+    depth = 0
+    for k, c in enumerate(s):
+        depth += c in "(["
+        depth -= c in ")]"
+        if depth == 0 and k < len(s) - 1:
+            return False
+    return True
+
+
+def _atom(s: str) -> bool:
+    """One unit that needs no parentheses: a single character with its accents, a number, a word."""
+    s = s.strip()
+    if not s:
+        return True
+    if len(s) == 1 or unicodedata.combining(s[-1]) and all(unicodedata.combining(c) for c in s[1:]):
+        return True
+    return s.isalnum() and (s.isdigit() or len(s) == 1) or _enclosed(s)
+
+
+def _wrap(s: str) -> str:
+    """An operand of / or √: a word or number stays as it is, anything longer is parenthesized."""
+    s = s.strip()
+    return s if _atom(s) or s.isalnum() else f"({s})"
+
+
+_SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _script(marker: str, body: str) -> tuple[str, int]:
+    """A super- or subscript: digits as Unicode digits (n², x₁₀), primes as they are (x′), one
+    character after the marker (x_i) and anything longer in parentheses (n^(d+1)). A letter or
+    digit after a script written with a marker gets a space (x_i y, log^(1-ε) n)."""
+    if set(body) <= set("′'"):
+        return body, _ATTACHED
+    if body.isascii() and body.isdigit():
+        return body.translate(_SUPERSCRIPT_DIGITS if marker == "^" else _SUBSCRIPT_DIGITS), _ATTACHED
+    if _enclosed(body) or _atom(body):
+        return marker + body, _ATTACHED | _SPACED_SCRIPT
+    return f"{marker}({body})", _ATTACHED | _SPACED_SCRIPT
+
+
+class _Renderer:
+    def __init__(self) -> None:
+        self.sym = symbols()
+
+    # -- arguments -------------------------------------------------------------------------
+    @staticmethod
+    def _next_arg(nodes: list, k: int, optional: bool = False):
+        """(argument, index after it) for the node list at ``k``; argument None when absent.
+        A text token gives its first character, the rest stays in place."""
+        while k < len(nodes) and isinstance(nodes[k], str) and nodes[k].isspace():
+            k += 1
+        if k >= len(nodes):
+            return None, k
+        node = nodes[k]
+        if optional:
+            if isinstance(node, str) and node.startswith("["):
+                close = node.find("]")
+                if close >= 0:
+                    rest = node[close + 1 :]
+                    if rest:
+                        nodes[k] = rest
+                        return [node[1:close]], k
+                    return [node[1:close]], k + 1
+            return None, k
+        if isinstance(node, str) and not node.startswith(("\\", "\x00")) and node not in ("{", "}", "$", "^", "_", "~"):
+            node = node.lstrip()
+            if len(node) > 1:
+                nodes[k] = node[1:]
+                return node[0], k
+            return node, k + 1
+        return node, k + 1
+
+    # -- rendering -------------------------------------------------------------------------
+    def render(self, nodes: list, math: bool) -> str:
+        pieces: list[tuple[str, int]] = []  # (text, flags)
+        nodes = list(nodes)
+        k = 0
+        while k < len(nodes):
+            node = nodes[k]
+            k += 1
+            if isinstance(node, tuple):
+                pieces.append((self.render(node[1], True), 0))
+            elif isinstance(node, list):
+                pieces.append((self.render(node, math), 0))
+            elif node.startswith("\x00"):
+                pieces.append(self._verbatim(node[1:], nodes, k, math))
+                if node.startswith("\x00\\href"):
+                    k = self._skip_arg(nodes, k)
+            elif (node in ("^", "_") or math and node == "\\_") and (math or (k < len(nodes) and isinstance(nodes[k], list))):
+                # In text only a script with a brace group (x^{2k}) is one: snake_case is not.
+                # In math, \\_ is a subscript escaped for markdown.
+                body, k = self._operand(nodes, k, True)
+                if body:
+                    pieces.append(_script(node[-1], body))
+            elif node.startswith("\\"):
+                k = self._macro(node, nodes, k, math, pieces)
+            elif node == "~":
+                pieces.append((" ", 0))
+            elif math:
+                pieces.append((node, 0))
+            else:
+                pieces.append((_text(node), 0))
+        return _join(pieces)
+
+    def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
+        """A script's argument: one character, a group, or a macro with its own arguments
+        (x_\\text{max}, d^\\frac{5}{4})."""
+        arg, k = self._next_arg(nodes, k)
+        if isinstance(arg, str) and arg.startswith("\\") and not arg.startswith("\x00"):
+            sub: list[tuple[str, int]] = []
+            k = self._macro(arg, nodes, k, math, sub)
+            return _join(sub).strip(), k
+        return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
+
+    def _skip_arg(self, nodes: list, k: int) -> int:
+        return self._next_arg(nodes, k)[1]
+
+    def _verbatim(self, raw: str, nodes: list, k: int, math: bool) -> tuple[str, int]:
+        if raw.startswith("\\url{"):
+            return raw[5:-1], 0
+        if raw.startswith("\\href{"):
+            url = raw[6:-1]
+            arg, _ = self._next_arg(nodes, k)
+            label = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()
+            return (f"{label} ({url})" if label and label != url else url), 0
+        return raw, 0
+
+    def _arg_text(self, nodes: list, k: int, math: bool, optional: bool = False) -> tuple[str | None, int]:
+        arg, k = self._next_arg(nodes, k, optional)
+        if arg is None:
+            return None, k
+        return self.render(arg if isinstance(arg, list) else [arg], math), k
+
+    def _macro(self, tok: str, nodes: list, k: int, math: bool, pieces: list) -> int:
+        name = tok[1:].rstrip("*") or "\\"
+        sym = self.sym
+        if len(name) == 1 and not name.isalpha():
+            if name in _ACCENTS and not (math and name in "^_"):
+                body, k = self._arg_text(nodes, k, math)
+                pieces.append((_accent(body or "", _ACCENTS[name]), 0))
+            elif name in _SPACES:
+                pieces.append((_SPACES[name], 0))
+            elif name in ("(", ")", "[", "]"):
+                pass  # a stray math delimiter
+            else:
+                pieces.append((sym.get(name, name), 0))
+            return k
+        if name in ("left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "big", "Big", "bigg", "Bigg", "middle"):
+            j = k
+            while j < len(nodes) and isinstance(nodes[j], str) and nodes[j].isspace():
+                j += 1
+            if j < len(nodes) and isinstance(nodes[j], str) and nodes[j].startswith("."):
+                nodes[j] = nodes[j][1:]  # \left. is an invisible delimiter
+            return k
+        if name in _SILENT:
+            if k < len(nodes) and isinstance(nodes[k], str) and not nodes[k].startswith(("\\", "\x00")):
+                nodes[k] = nodes[k].lstrip()  # a control word ends at the spaces after it ({\bf D}ata)
+            return k
+        if name == "unicode":
+            body, k = self._arg_text(nodes, k, math)
+            pieces.append((_code_point(body or "") or f"unicode({body})", 0))
+            return k
+        if name in _SPACES:
+            pieces.append((_SPACES[name], 0))
+            return k
+        if name in _DROP_ARGS:
+            drop, keep = _DROP_ARGS[name]
+            for _ in range(drop):
+                k = self._skip_arg(nodes, k)
+            for _ in range(keep):
+                body, k = self._arg_text(nodes, k, math)
+                pieces.append((body or "", 0))
+            return k
+        if name in _FORMAT_1:
+            body, k = self._arg_text(nodes, k, False if name.startswith(("text", "mbox", "hbox", "emph", "fbox")) else math)
+            if body is not None:
+                if math and name.startswith(("text", "mbox", "hbox")) and k >= 2 and _space_before(nodes, k):
+                    body = " " + body
+                pieces.append((body, 0))
+            return k
+        if name in _ALPHABETS:
+            body, k = self._arg_text(nodes, k, math)
+            body = body or ""
+            if body.strip().isascii() and body.strip().isalnum():
+                body = "".join(_styled(_ALPHABETS[name], c) for c in body.strip())
+            pieces.append((body, 0))
+            return k
+        if name in ("operatorname", "mathop"):
+            body, k = self._arg_text(nodes, k, math)
+            pieces.append(((body or "").strip(), _WORD))
+            return k
+        if name in OPERATORS:
+            pieces.append((name, _WORD))
+            return k
+        if name in _MATH_ACCENTS or (not math and name in _TEXT_LETTER_ACCENTS):
+            body, k = self._arg_text(nodes, k, math)
+            pieces.append((_accent(body or "", _MATH_ACCENTS.get(name) or _TEXT_LETTER_ACCENTS[name]), 0))
+            return k
+        if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"):
+            num, k = self._arg_text(nodes, k, math)
+            den, k = self._arg_text(nodes, k, math)
+            pieces.append((f"{_wrap(num or '')}/{_wrap(den or '')}", _WORD))
+            return k
+        if name in ("binom", "dbinom", "tbinom", "choose"):
+            n_, k = self._arg_text(nodes, k, math)
+            r_, k = self._arg_text(nodes, k, math)
+            pieces.append((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
+            return k
+        if name == "sqrt":
+            index, k = self._arg_text(nodes, k, math, optional=True)
+            body, k = self._arg_text(nodes, k, math)
+            body = _wrap(body or "")
+            pieces.append((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
+            return k
+        if name in ("overset", "stackrel", "underset"):
+            top, k = self._arg_text(nodes, k, math)
+            base, k = self._arg_text(nodes, k, math)
+            mark = "_" if name == "underset" else "^"
+            pieces.append((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
+            return k
+        if name in ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "ref", "eqref", "cref", "Cref", "autoref"):
+            self._arg_text(nodes, k, math, optional=True)
+            _, k = self._next_arg(nodes, k, optional=True)
+            body, k = self._arg_text(nodes, k, math)
+            pieces.append((f"[{(body or '').strip()}]", 0))
+            return k
+        if name in ("footnote", "footnotetext", "thanks"):
+            body, k = self._arg_text(nodes, k, False)
+            pieces.append((f" ({(body or '').strip()})", 0))
+            return k
+        if name in ("textsuperscript", "textsubscript"):
+            body, k = self._arg_text(nodes, k, False)
+            if body and body.strip():
+                pieces.append(_script("^" if name == "textsuperscript" else "_", body.strip()))
+            return k
+        if name == "not":
+            arg, k = self._next_arg(nodes, k)
+            body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math)
+            pieces.append((body + "\u0338" if len(body) == 1 else "not " + body, 0))
+            return k
+        if name == "item":
+            _, k = self._next_arg(nodes, k, optional=True)
+            pieces.append((" • ", 0))
+            return k
+        if name in sym:
+            pieces.append((sym[name], 0))
+            return k
+        # Unknown: keep the name, and the brace groups that follow it directly as its arguments.
+        args = []
+        while k < len(nodes) and isinstance(nodes[k], list):
+            body = self.render(nodes[k], math).strip()
+            if body:
+                args.append(body)
+            k += 1
+        if not args:
+            pieces.append((name, _WORD))
+        elif math:
+            pieces.append((f"{name}({', '.join(args)})", _WORD))
+        else:
+            pieces.append((" ".join([name, *args]), _WORD))
+        return k
+
+
+def _code_point(body: str) -> str:
+    """MathJax's \\unicode{x2014} or \\unicode{8212}: the character, or "" if not one."""
+    body = body.strip()
+    try:
+        return chr(int(body[1:], 16) if body[:1] in "xX" else int(body))
+    except (ValueError, OverflowError):
+        return ""
+
+
+def _space_before(nodes: list, k: int) -> bool:
+    """Whether the author typed a space before the macro whose argument ends just before ``k``."""
+    j = k - 2
+    while j >= 0 and not (isinstance(nodes[j], str) and nodes[j].startswith("\\")):
+        j -= 1
+    return j > 0 and isinstance(nodes[j - 1], str) and nodes[j - 1][-1:].isspace()
+
+
+def _join(pieces: list[tuple[str, int]]) -> str:
+    out: list[str] = []
+    prev, prev_flags = "", 0
+    for text, flags in pieces:
+        if not text:
+            continue
+        if out:
+            last, first = prev[-1], text[0]
+            if flags & _ATTACHED:
+                pass
+            elif flags & _WORD and (last.isalnum() or last in _CLOSE or unicodedata.combining(last)):
+                out.append(" ")
+            elif prev_flags & (_WORD | _SPACED_SCRIPT) and first.isalnum():
+                out.append(" ")
+        out.append(text)
+        prev, prev_flags = text, flags
+    return "".join(out)
+
+
+def _text(run: str) -> str:
+    """A run of text outside math: TeX quotes and dashes, HTML entities."""
+    if "&" in run:
+        run = _ENTITY_RE.sub(lambda m: html.unescape(m.group()), run)
+    for old, new in _TEXT_SPECIALS:
+        if old in run:
+            run = run.replace(old, new)
+    return run
+
+
+def _accent(body: str, mark: str) -> str:
+    body = body.strip()
+    if not body:
+        return mark.strip() or ""
+    if body.isalnum():
+        return "".join(c + mark for c in body)
+    return body[0] + mark + body[1:]
+
+
+def latex_to_text(text: str) -> str:
+    """Readable Unicode for an abstract's LaTeX; see the module docstring for the rules."""
+    try:
+        nodes, _ = _parse(_tokens(text), 0, ())
+        out = _Renderer().render(nodes, False)
+    except RecursionError:  # braces nested hundreds deep: keep every word, drop the markup
+        out = re.sub(r"\\(?=[A-Za-z])|[{}$]", "", text)
+    return out if out.isascii() else unicodedata.normalize("NFC", out)

@@ -1,0 +1,85 @@
+"""The release published before this build: the registry that paper ids are anchored to.
+
+The committed ``dist/`` is that registry. A build reads from it which paper each raw record
+belonged to and every id it ever published (``ids`` table), and keeps them all: see
+``identity``. This module only reads; it is the build's other input besides ``raw/``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .write import data_path
+
+MANIFEST = "build_manifest.json"
+
+
+@dataclass(frozen=True)
+class IdRow:
+    id: str
+    paper_id: str | None
+    status: str
+    first_release: str
+    retired_release: str | None
+
+
+@dataclass(frozen=True)
+class PreviousRelease:
+    """What a build must keep of the release before it."""
+
+    path: str
+    version: str
+    paper_of_occurrence: dict[str, str]  # occurrence_id -> paper_id
+    dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
+    ids: tuple[IdRow, ...]  # every id the release published or had retired
+    paper_ids: frozenset[str] = field(default_factory=frozenset)
+
+
+def is_release(path: str | Path) -> bool:
+    p = Path(path)
+    return (p / MANIFEST).is_file() and (p / data_path("occurrences")).is_file()
+
+
+def read_previous(path: str | Path) -> PreviousRelease:
+    """Read the release in ``path`` (a dist/ folder). ValueError if it is not one."""
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not is_release(p):
+        raise ValueError(f"{path}: not a release (no {MANIFEST} and occurrences table)")
+    manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+    version = manifest["dataset_version"]
+    occ = pq.read_table(p / data_path("occurrences"), columns=["occurrence_id", "paper_id", "source_file", "source_sha256"],
+                        use_threads=False)
+    paper_of = dict(zip(occ["occurrence_id"].to_pylist(), occ["paper_id"].to_pylist()))
+    files = occ.select(["source_file", "source_sha256"]).group_by(["source_file", "source_sha256"], use_threads=False).aggregate([])
+    dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
+    for item in manifest.get("inputs", []):  # a dump with no record still counts as published
+        dump_sha.setdefault(item["file"], item["sha256"])
+    papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
+    ids_path = p / data_path("ids")
+    if ids_path.is_file():
+        rows = pq.read_table(ids_path, use_threads=False).to_pylist()
+        ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
+    else:  # a release from before the ids table (1.0.0): its papers were all there was
+        ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
+    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, frozenset(papers))
+
+
+def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
+    """Line of ``data`` where dump ``name`` first differs from the records the release in
+    ``path`` holds of it (each record's bytes at its published byte span), or None if none does."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    occ = pq.read_table(Path(path) / data_path("occurrences"), use_threads=False,
+                        columns=["source_file", "record_index", "line_start", "line_end", "byte_start", "byte_end", "text_raw"])
+    rows = sorted(occ.filter(pc.equal(occ["source_file"], name)).to_pylist(), key=lambda r: r["record_index"])
+    for r in rows:
+        if data[r["byte_start"] : r["byte_end"]] != r["text_raw"].encode("utf-8"):
+            return r["line_start"]
+    if rows:
+        return rows[-1]["line_end"] + 1  # the records are intact: something was added after them
+    return None

@@ -1,0 +1,155 @@
+"""Each dump's own metadata file, and the two orders that metadata gives the dumps.
+
+A dump ``raw/NNN_<hex>.txt`` is immutable once added; beside it ``raw/NNN_<hex>.json`` says what
+is known about it: its SHA-256, when it was crawled (if known), where from, and when it was added.
+One small file per dump, so two contributions never touch the same file.
+
+Two orders follow from it, and neither is the order of file names:
+
+* **added order** (``added`` date, then the number in the name, then the name): which dump came
+  into ``raw/`` first. A paper's *founding* occurrence is its earliest record in this order, and
+  when two published papers merge, the one founded first keeps its id.
+* **crawl order** (``crawled_at``, or where unknown the ``added`` date, since a page cannot be
+  crawled after it was added; then added order): which text is newest. A paper's canonical text
+  is the one of its record latest in this order, so an old crawl contributed late does not
+  displace newer text.
+
+A dump without a metadata file (copied in by hand) still builds: it comes after every dump that
+has one, in both orders, by name, and ``validate`` warns about it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SUFFIX = ".json"
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+_NUMBER_RE = re.compile(r"^(\d+)_")
+# Sorts after every real date: dumps without a metadata file come last.
+_UNKNOWN = "9999-12-31"
+FIELDS = ("file", "sha256", "crawled_at", "source_url", "added", "note")
+
+
+@dataclass(frozen=True)
+class DumpMeta:
+    file: str
+    sha256: str
+    crawled_at: str | None  # YYYY-MM-DD; None when the crawl date is not known
+    source_url: str | None
+    added: str | None  # YYYY-MM-DD the dump entered raw/; None only without a metadata file
+    note: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+
+
+def sidecar_name(dump_name: str) -> str:
+    return dump_name[: -len(".txt")] + SUFFIX if dump_name.endswith(".txt") else dump_name + SUFFIX
+
+
+def check_date(value: str, what: str) -> str:
+    """``value`` if it is a real YYYY-MM-DD date, else ValueError naming ``what``."""
+    if not _DATE_RE.match(value):
+        raise ValueError(f"{what} must be a date written YYYY-MM-DD, got {value!r}")
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{what} is not a real date: {value!r}") from None
+    return value
+
+
+def parse_sidecar(name: str, text: str) -> DumpMeta:
+    """The metadata in a sidecar's text; ValueError saying what is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError("must hold a JSON object")
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise ValueError(f"unknown fields {', '.join(unknown)}; allowed: {', '.join(FIELDS)}")
+    for key in ("file", "sha256", "added"):
+        if not isinstance(data.get(key), str):
+            raise ValueError(f"field {key!r} is required and must be a string")
+    for key in ("crawled_at", "source_url", "note"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise ValueError(f"field {key!r} must be a string or null")
+    if data["file"] != name:
+        raise ValueError(f"describes {data['file']!r}, not the dump beside it ({name!r})")
+    if not _SHA_RE.match(data["sha256"]):
+        raise ValueError("sha256 must be 64 lowercase hex digits")
+    check_date(data["added"], "added")
+    if data.get("crawled_at") is not None:
+        check_date(data["crawled_at"], "crawled_at")
+    return DumpMeta(**{k: data.get(k) for k in FIELDS})
+
+
+def changed_since_added(name: str):
+    """The error for a dump whose bytes no longer match its metadata file (build and validate)."""
+    from .errors import DumpError
+
+    return DumpError(
+        name,
+        f"bytes no longer match the sha256 recorded in {sidecar_name(name)}: dumps are immutable once added; "
+        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        code="edited",
+    )
+
+
+def changed_since_published(name: str, version: str, line: int | None):
+    """The error for a published dump whose bytes changed (build and validate)."""
+    from .errors import DumpError
+
+    where = f"; first difference in the record at line {line}" if line else ""
+    return DumpError(
+        name,
+        f"bytes differ from the dump published in release {version}{where}: dumps are immutable once published; "
+        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        line,
+        code="edited",
+    )
+
+
+def no_metadata_warning(name: str) -> str:
+    return (f"no metadata file {sidecar_name(name)}: crawl date and order unknown, so the build puts this dump "
+            "after all others; add dumps with `python build_dataset.py add`")
+
+
+def unknown_meta(name: str, sha256: str) -> DumpMeta:
+    """What is known of a dump that has no metadata file."""
+    return DumpMeta(name, sha256, None, None, None, "no metadata file: crawl date and order of addition unknown")
+
+
+def _number(name: str) -> int:
+    m = _NUMBER_RE.match(name)
+    return int(m.group(1)) if m else -1
+
+
+def added_key(meta: DumpMeta) -> tuple:
+    return (meta.added or _UNKNOWN, _number(meta.file), meta.file)
+
+
+def crawl_key(meta: DumpMeta) -> tuple:
+    return (meta.crawled_at or meta.added or _UNKNOWN, *added_key(meta))
+
+
+def read_sidecars(raw_dir: Path, names: list[str]) -> dict[str, DumpMeta | None]:
+    """The parsed metadata of each dump name (None where the dump has no metadata file);
+    ValueError names the sidecar that does not parse."""
+    out: dict[str, DumpMeta | None] = {}
+    for name in names:
+        path = raw_dir / sidecar_name(name)
+        if not path.is_file():
+            out[name] = None
+            continue
+        try:
+            out[name] = parse_sidecar(name, path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path.name}: {exc}") from None
+    return out

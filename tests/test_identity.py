@@ -1,0 +1,344 @@
+"""Published paper ids never change or vanish, whatever arrives (issue: identity across releases).
+
+Each test works in a temporary repository it makes: raw/ with dumps added by `add`, a first
+release in dist/, then the event under test. Texts are synthetic abstracts whose similarity is
+known by construction, so the expected papers follow from the fixture, not from typed counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from neurips_abstracts import pipeline
+from neurips_abstracts.add import AddError, add_dump
+from neurips_abstracts.build import build, check, diff_dirs
+from neurips_abstracts.diff import compare, load_side
+from neurips_abstracts.identity import new_paper_id
+from neurips_abstracts.normalize import normalize
+from neurips_abstracts.write import data_path
+
+from .conftest import HEADER, make_dump, run_cli
+
+_VOCAB = (
+    "model learning graph network data training loss optimal bound regret policy agent sample kernel "
+    "gradient convex sparse robust adaptive estimator inference latent prior posterior variational "
+    "transformer attention token language vision reward value function theory analysis empirical method "
+    "algorithm dataset benchmark scaling efficient memory linear nonlinear stochastic noise signal causal "
+    "feature representation embedding contrastive generative diffusion score flow manifold metric distance"
+).split()
+
+
+def words(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"{rng.choice(_VOCAB)}{rng.randrange(1000)}" for _ in range(n)]
+
+
+def abstract(seed: int, n: int = 60) -> str:
+    return " ".join(words(seed, n)) + "."
+
+
+def revise(text: str, seed: int, k: int = 3) -> str:
+    """k words replaced: Jaccard of 3-gram shingles stays well above 0.6 for 60 words."""
+    w = text.split()
+    rng = random.Random(seed)
+    for i in rng.sample(range(len(w) - 1), k):
+        w[i] = f"revised{seed}x{i}"
+    return " ".join(w)
+
+
+def ids_table(dist: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in pq.read_table(dist / data_path("ids")).to_pylist()}
+
+
+def papers(dist: Path) -> dict[str, dict]:
+    return {r["paper_id"]: r for r in pq.read_table(dist / data_path("papers")).to_pylist()}
+
+
+def occurrence_papers(dist: Path) -> dict[str, str]:
+    t = pq.read_table(dist / data_path("occurrences"), columns=["occurrence_id", "paper_id"])
+    return dict(zip(t["occurrence_id"].to_pylist(), t["paper_id"].to_pylist()))
+
+
+def write_file(path: Path, texts: list[str]) -> Path:
+    path.write_bytes(make_dump(texts))
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A repository with two dumps added on two days (crawl dates known) and its first release."""
+    root = tmp_path / "repo"
+    (root / "raw").mkdir(parents=True)
+    first = [abstract(i) for i in range(8)]
+    second = [abstract(i) for i in range(5, 12)]  # 5..7 appear in both: exact duplicates
+    add_dump(write_file(tmp_path / "a.txt", first), root / "raw", crawled_at="2026-10-01", added="2026-10-02")
+    add_dump(write_file(tmp_path / "b.txt", second), root / "raw", crawled_at="2026-10-15", added="2026-10-16")
+    build(root / "raw", root / "dist")
+    return root
+
+
+def assert_readers_accept(dist: Path) -> None:
+    """The real readers accept a release with retired ids (nulls in ids.paper_id)."""
+    import subprocess
+    import sys
+
+    import datasets
+
+    proc = subprocess.run([sys.executable, "-m", "frictionless", "validate", "--json", str(dist / "datapackage.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["valid"] is True, proc.stdout[-2000:]
+    cli = str(Path(sys.executable).with_name("mlcroissant"))
+    proc = subprocess.run([cli, "validate", "--jsonld", str(dist / "croissant.json")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded = datasets.load_dataset(str(dist), "ids", split="train", cache_dir=str(dist.parent / "hf-cache"))
+    assert sorted(loaded["id"]) == sorted(ids_table(dist))
+
+
+def published(root: Path) -> set[str]:
+    return set(ids_table(root / "dist"))
+
+
+def test_first_release_ids_come_from_founding_records(repo):
+    occ = pq.read_table(repo / "dist" / data_path("occurrences")).to_pylist()
+    first_of = {}
+    for o in occ:  # rows are in added order
+        first_of.setdefault(o["paper_id"], o)
+    assert len(first_of) == 12
+    for pid, o in first_of.items():
+        assert pid == new_paper_id(o["source_sha256"], o["record_index"])
+    assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}
+
+
+def test_newer_crawl_keeps_every_id_and_its_revisions_win(repo, tmp_path):
+    before = papers(repo / "dist")
+    texts = [abstract(i) for i in range(12)]
+    revised = {2: revise(texts[2], 1), 9: revise(texts[9], 2), 6: revise(texts[6], 3)}
+    newer = [revised.get(i, t) for i, t in enumerate(texts)] + [abstract(100)]
+    add_dump(write_file(tmp_path / "c.txt", newer), repo / "raw", crawled_at="2026-11-20", added="2026-11-21")
+    build(repo / "raw", repo / "dist")
+    after = papers(repo / "dist")
+    assert set(before) <= set(after) and len(after) == len(before) + 1
+    by_text = {normalize(t): pid for pid, t in ((p, before[p]["abstract"]) for p in before)}
+    for i, text in revised.items():
+        pid = by_text[normalize(texts[i])]
+        assert after[pid]["abstract"] == normalize(text)  # the newest crawl is canonical
+        assert after[pid]["n_versions"] == 2
+    ids = ids_table(repo / "dist")
+    assert all(r["status"] == "current" for r in ids.values()) and len(ids) == len(after)
+
+
+def test_dump_placed_by_hand_under_a_lower_number_keeps_ids(repo, tmp_path):
+    before = published(repo)
+    revised = [revise(abstract(i), 10 + i) for i in range(4)]
+    hand = repo / "raw" / f"000_{hashlib.sha256(make_dump(revised)).hexdigest()[:16]}.txt"
+    hand.write_bytes(make_dump(revised))  # no metadata file: order unknown, so it comes last
+    proc = run_cli("validate", "--raw", str(repo / "raw"), str(hand))
+    assert proc.returncode == 0 and "no-metadata" in proc.stdout
+    proc = run_cli("build", "--raw", str(repo / "raw"), "--out", str(repo / "dist"))
+    assert proc.returncode == 0, proc.stderr
+    assert before <= set(papers(repo / "dist"))
+    assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}
+
+
+def test_old_crawl_added_late_changes_no_id_and_no_canonical_text(repo, tmp_path):
+    before = papers(repo / "dist")
+    old = [revise(abstract(i), 20 + i) for i in range(12)]
+    add_dump(write_file(tmp_path / "old.txt", old), repo / "raw", crawled_at="2026-06-01", added="2026-11-25")
+    build(repo / "raw", repo / "dist")
+    after = papers(repo / "dist")
+    assert set(after) == set(before)
+    assert {p: r["abstract"] for p, r in after.items()} == {p: r["abstract"] for p, r in before.items()}
+    assert all(r["n_versions"] == 2 for r in after.values())
+
+
+def test_unknown_crawl_dates_count_as_no_later_than_the_day_added(tmp_path):
+    """Dumps like the seeds (crawl date unknown): an old crawl added later does not win."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    texts = [abstract(i) for i in range(4)]
+    add_dump(write_file(tmp_path / "a.txt", texts), raw, added="2026-11-29")
+    add_dump(write_file(tmp_path / "b.txt", [revise(t, 7) for t in texts]), raw, crawled_at="2026-05-01", added="2026-11-30")
+    build(raw, tmp_path / "dist")
+    assert {r["abstract"] for r in papers(tmp_path / "dist").values()} == {normalize(t) for t in texts}
+
+
+def test_normalization_change_moves_no_id(repo, monkeypatch):
+    before = occurrence_papers(repo / "dist")
+    first_release = build(repo / "raw", repo / "alone", previous=None)
+    alone = occurrence_papers(repo / "alone")
+    original = pipeline.normalize
+    monkeypatch.setattr(pipeline, "normalize", lambda t: original(t).replace("model", "Model").upper())
+    build(repo / "raw", repo / "dist")
+    assert occurrence_papers(repo / "dist") == before
+    assert any(r["abstract"].isupper() for r in papers(repo / "dist").values())  # the change took effect
+    build(repo / "raw", repo / "alone2", previous=None)  # even without a previous release
+    assert occurrence_papers(repo / "alone2") == alone == before
+    assert first_release["papers"] == len(papers(repo / "alone2"))
+
+
+def test_merge_of_two_published_papers_redirects_and_diff_reports_it(tmp_path):
+    root = tmp_path / "repo"
+    raw = root / "raw"
+    raw.mkdir(parents=True)
+    x, y, z = words(101, 20), words(102, 40), words(103, 20)
+    a, b = " ".join(x + y), " ".join(y + z)  # Jaccard 38/78 < 0.6: two papers
+    others = [abstract(i) for i in range(3)]
+    add_dump(write_file(tmp_path / "1.txt", [a, b, *others]), raw, crawled_at="2026-10-01", added="2026-10-01")
+    build(raw, root / "dist")
+    first = papers(root / "dist")
+    assert len(first) == 5
+    id_a = next(p for p, r in first.items() if r["abstract"] == a)
+    id_b = next(p for p, r in first.items() if r["abstract"] == b)
+    shutil.copytree(root / "dist", tmp_path / "v1")
+
+    add_dump(write_file(tmp_path / "2.txt", [" ".join(y)]), raw, crawled_at="2026-11-01", added="2026-11-01")  # ~0.66 to both
+    proc = run_cli("build", "--raw", str(raw), "--out", str(root / "dist"))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 merged" in proc.stdout
+    second = papers(root / "dist")
+    assert id_a in second and id_b not in second  # A was added first: it keeps its id
+    ids = ids_table(root / "dist")
+    assert ids[id_b]["status"] == "merged" and ids[id_b]["paper_id"] == id_a and ids[id_b]["retired_release"]
+    assert ids[id_a]["status"] == "current"
+    assert_readers_accept(root / "dist")
+
+    d = compare(load_side(str(tmp_path / "v1")), load_side(str(root / "dist")))
+    assert [(m["paper_id"], m["into"]) for m in d["merged"]] == [(id_b, id_a)] and d["removed"] == []
+    proc = run_cli("diff", str(tmp_path / "v1"), str(root / "dist"))
+    assert f"`{id_b}` → `{id_a}`" in proc.stdout
+
+    # Rebuilding on top of itself changes nothing: `check` holds.
+    assert check(raw, root / "dist", docs=False) == []
+
+
+def test_removed_dump_retires_its_papers_and_they_stay_listed(repo, tmp_path):
+    before = papers(repo / "dist")
+    shutil.copytree(repo / "dist", tmp_path / "v1")
+    last = sorted((repo / "raw").glob("*.txt"))[-1]
+    saved = tmp_path / "saved.txt"
+    saved.write_bytes(last.read_bytes())
+    last.unlink()
+    last.with_suffix(".json").unlink()
+    build(repo / "raw", repo / "dist")
+    after = papers(repo / "dist")
+    gone = set(before) - set(after)
+    assert len(gone) == 4  # abstracts 8..11 were only in the removed dump
+    ids = ids_table(repo / "dist")
+    assert set(ids) == set(before)
+    assert all(ids[p]["status"] == "removed" and ids[p]["paper_id"] is None for p in gone)
+    assert_readers_accept(repo / "dist")
+    d = compare(load_side(str(tmp_path / "v1")), load_side(str(repo / "dist")))
+    assert sorted(x["paper_id"] for x in d["removed"]) == sorted(gone)
+
+    # The same dump added again: the same records, so the removed ids come back.
+    add_dump(saved, repo / "raw", added="2026-11-30")
+    build(repo / "raw", repo / "dist")
+    assert set(papers(repo / "dist")) == set(before)
+    assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}
+
+
+def test_rebuild_on_its_own_release_is_a_fixpoint(repo, tmp_path):
+    add_dump(write_file(tmp_path / "c.txt", [revise(abstract(3), 5), abstract(200)]), repo / "raw", added="2026-11-21")
+    build(repo / "raw", repo / "dist")
+    build(repo / "raw", tmp_path / "again", previous=repo / "dist")
+    assert diff_dirs(repo / "dist", tmp_path / "again") == []
+
+
+def test_edited_published_dump_is_refused_by_build_and_validate(repo):
+    dump = sorted((repo / "raw").glob("*.txt"))[0]
+    lines = dump.read_bytes().decode().split("\n")
+    target = 6  # the record on line 7
+    lines[target] = lines[target].replace(lines[target].split()[3], "edited", 1)
+    dump.write_bytes("\n".join(lines).encode())
+    before = {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()}
+
+    proc = run_cli("build", "--raw", str(repo / "raw"), "--out", str(repo / "dist"))
+    assert proc.returncode == 1
+    assert dump.name in proc.stderr and f":{target + 1}:" in proc.stderr and "immutable" in proc.stderr
+    assert {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()} == before
+
+    proc = run_cli("validate", "--raw", str(repo / "raw"))
+    assert proc.returncode == 1 and "[edited]" in proc.stdout and dump.name in proc.stdout
+
+
+def test_edited_dump_not_yet_published_is_refused_by_its_metadata(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    dump, _, _ = add_dump(write_file(tmp_path / "a.txt", [abstract(1), abstract(2)]), raw, added="2026-11-01")
+    dump.write_bytes(dump.read_bytes() + b"\n\n" + abstract(3).encode())
+    proc = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "dist"))
+    assert proc.returncode == 1 and dump.name in proc.stderr and "sha256 recorded" in proc.stderr
+    assert not (tmp_path / "dist").exists()
+    proc = run_cli("validate", "--raw", str(raw))
+    assert proc.returncode == 1 and "[edited]" in proc.stdout
+
+
+def _snapshot(raw: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in raw.iterdir()}
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ((HEADER + "\n\nWe study caf\xe9 networks.\n").encode("latin-1", "replace"), r"not UTF-8|:3"),
+        ("NeurIPS 2025 论文列表\n\nSome abstract text here about models.\n".encode(), r":1:.*2025"),
+        (b"", "empty"),
+    ],
+    ids=["not-utf8", "wrong-header", "empty"],
+)
+def test_add_refuses_bad_input_and_changes_nothing(repo, tmp_path, content, expected):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    before = _snapshot(repo / "raw")
+    proc = run_cli("add", str(bad), "--raw", str(repo / "raw"))
+    assert proc.returncode == 1
+    assert "bad.txt" in proc.stderr
+    import re
+
+    assert re.search(expected, proc.stderr), proc.stderr
+    assert _snapshot(repo / "raw") == before
+
+
+def test_add_refuses_a_copy_a_missing_file_and_bad_metadata(repo, tmp_path):
+    before = _snapshot(repo / "raw")
+    existing = sorted((repo / "raw").glob("*.txt"))[0]
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(existing.read_bytes())
+    for args, message in (
+        ([str(copy)], "copy of"),
+        ([str(tmp_path / "absent.txt")], "no such file"),
+        ([str(copy), "--crawled-at", "2026-13-01"], "YYYY-MM-DD|real date"),
+        ([str(copy), "--source-url", "javascript:alert(1)"], "http"),
+    ):
+        proc = run_cli("add", *args, "--raw", str(repo / "raw"))
+        assert proc.returncode == 1, args
+        assert any(m in proc.stderr for m in message.split("|")), proc.stderr
+    assert _snapshot(repo / "raw") == before
+    with pytest.raises(AddError, match="after the date"):
+        add_dump(copy, repo / "raw", crawled_at="2026-12-01", added="2026-11-01")
+
+
+def test_add_names_and_describes_the_dump(tmp_path):
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    dump, sidecar, _ = add_dump(write_file(tmp_path / "x.txt", [abstract(1)]), raw, crawled_at="2026-11-02",
+                                source_url="https://example.org/list", added="2026-11-03")
+    data = dump.read_bytes()
+    assert dump.name == f"000_{hashlib.sha256(data).hexdigest()[:16]}.txt"
+    meta = json.loads(sidecar.read_text())
+    assert meta == {"file": dump.name, "sha256": hashlib.sha256(data).hexdigest(), "crawled_at": "2026-11-02",
+                    "source_url": "https://example.org/list", "added": "2026-11-03", "note": None}
+    second, _, _ = add_dump(write_file(tmp_path / "y.txt", [abstract(2)]), raw, added="2026-11-04")
+    assert second.name.startswith("001_")
+    manifest_inputs = None
+    build(raw, tmp_path / "dist")
+    manifest_inputs = json.loads((tmp_path / "dist" / "build_manifest.json").read_text())["inputs"]
+    assert [i["file"] for i in manifest_inputs] == [dump.name, second.name]
+    assert manifest_inputs[0]["crawled_at"] == "2026-11-02" and manifest_inputs[1]["crawled_at"] is None

@@ -1,0 +1,43 @@
+"""The suite's own rules: corpus tests are a separate suite that says so, and fails (never skips)
+where ../shared is missing."""
+
+import shutil
+import subprocess
+import sys
+
+from .conftest import ROOT
+
+TESTS = '''
+import pytest
+
+def test_everywhere():
+    pass
+
+@pytest.mark.corpus
+def test_on_the_corpora():
+    pass
+'''
+
+
+def run_pytest(project, *args):
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=project,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path):
+    project = tmp_path / "clone"  # no tmp_path/shared beside it
+    (project / "tests").mkdir(parents=True)
+    (project / "pytest.ini").write_text("[pytest]\n")
+    (project / "tests" / "__init__.py").write_text("")
+    shutil.copy(ROOT / "tests" / "conftest.py", project / "tests" / "conftest.py")
+    (project / "tests" / "test_x.py").write_text(TESTS)
+
+    default = run_pytest(project)
+    assert default.returncode == 0, default.stdout
+    assert "1 passed, 1 deselected" in default.stdout and "skipped" not in default.stdout
+    assert "1 corpus tests not selected; run them with python -m pytest -m corpus" in default.stdout
+
+    corpus = run_pytest(project, "-m", "corpus")
+    assert corpus.returncode == 1, corpus.stdout
+    assert "shared/corpora is missing" in corpus.stdout and "skipped" not in corpus.stdout
+    assert "1 deselected" in corpus.stdout and "not selected" not in corpus.stdout
