@@ -69,6 +69,12 @@ def _os_name() -> str:
 
 
 def _version(name: str) -> str | None:
+    if name == "neurips-abstracts":  # the tree that ran, not whatever install metadata says
+        import tomllib
+
+        from .corpus import ROOT
+
+        return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:

@@ -168,7 +168,7 @@ def ours_whole(n: int) -> dict:
         occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["paper_id"])
         return occ["paper_id"].to_pylist()  # in dump order, as the labels
 
-    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage), papers_of_records)
+    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None), papers_of_records)
 
 
 def reference_whole(n: int) -> dict:

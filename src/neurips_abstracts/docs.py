@@ -254,6 +254,7 @@ def plain_fidelity_block(result: dict | None) -> str:
             found = ", ".join(f"`{f}`" for f in w["found"])
             reason = result.get("reasons", {}).get(w["paper"], "")
             lines.append(f"- {w['paper']} ({key.replace('_', ' ')}: {found}): {reason or 'no reason recorded'}")
+    lines += ["", machine_sentence(result)]
     return "\n".join(lines) + "\n"
 
 
