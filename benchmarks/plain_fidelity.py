@@ -41,6 +41,7 @@ from neurips_abstracts.normalize import normalize
 from neurips_abstracts.plain import to_plain
 
 from .corpus import CORPORA, ROOT, YEARS
+from .harness import command, load_average, machine
 
 RESULTS = ROOT / "benchmarks" / "results" / "plain_fidelity.json"
 CLASSES = ("dropped", "ambiguous_scripts", "glued_operators", "leftover_markup")
@@ -327,6 +328,7 @@ def main() -> None:
     parser.add_argument("--candidates", action="store_true", help="also measure the alternative renderers")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
+    load_at_start = load_average()
     papers = load_corpora()
     texts = [text for _, text in papers]
     plains = [to_plain(text) for text in texts]
@@ -354,10 +356,15 @@ def main() -> None:
             result["candidates"][name] = {"abstracts": len(sample), "abstracts_per_second": len(sample) / seconds,
                                           "counts": evaluate(rows, outs)["counts"]}
             print(name, result["candidates"][name])
+    result |= {"machine": machine(), "command": command("benchmarks.plain_fidelity"),
+               "load_average": {"start": load_at_start, "end": load_average()}}
     print(json.dumps({k: result[k] for k in ("abstracts", "abstracts_per_second", "counts", "abstracts_with")}, indent=2))
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        from neurips_abstracts.docs import refresh_benchmark_blocks
+
+        print("README:", refresh_benchmark_blocks() or "unchanged")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,25 @@
-"""Scale benchmark: the real build on N generated raw records, stage by stage.
+"""Scale benchmark: the real build on N generated raw records, stage by stage, against a plain
+reference pipeline and, for the near-duplicate work alone, against datasketch and datatrove.
 
 For each N (10k, 100k, 1M by default) it generates the dumps once (``benchmarks/generate.py``,
-fixed seed, cached in benchmarks/out/), then runs in a fresh process:
+fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
 
+* the whole pipeline, ours and the reference (``baselines.reference_pipeline``: parse, NFC,
+  datasketch MinHash LSH, Parquet with pyarrow), alternating: seconds, peak memory (PSS of the
+  process and its workers) and seconds per stage, papers found and precision/recall of the
+  records put together, against the generator's labels;
 * the floor: read and SHA-256 the same bytes;
-* the real build (``neurips_abstracts.build.build``) with, per stage, seconds, records/s, MB/s
-  and peak memory (PSS of the build and its workers, sampled every second and at stage ends);
-* the same near-duplicate work done with datasketch (MinHash + MinHashLSH over the same distinct
-  texts and shingles), and with datatrove's MinHash pipeline on a subset, as time ratios;
-* precision and recall of the merges against the generator's labels, for ours and datasketch.
+* the near-duplicate work alone on the distinct normalized texts: ours against datasketch
+  (interleaved, after a warm-up), and, at 100k records only, against datatrove's MinHash
+  pipeline (one task per core) on the first 20,000 of them.
 
-Results go to benchmarks/results/scale.json and scale.png; `python build_dataset.py build`
-renders them into README.md.
+Every method runs with the cyclic garbage collector off while timed (``harness.timed``; our
+build pauses it itself) and with its imports done beforehand. The results file records, for each
+size, the machine, read from it at run time, the command, and the load average at start and end. Results go to
+benchmarks/results/scale.json and scale.png, and the README's generated block is refreshed.
 
     python -m benchmarks.scale                 # 10k, 100k, 1M
-    python -m benchmarks.scale --sizes 10000   # one size
+    python -m benchmarks.scale --sizes 10000   # one size (the others stay if measured on this machine)
 """
 
 from __future__ import annotations
@@ -31,12 +36,18 @@ import threading
 import time
 from pathlib import Path
 
+from .baselines import datasketch_clusters, datatrove_dedup, datatrove_input, reference_pipeline
 from .corpus import ROOT
+from .harness import command, load_average, machine, timed, usable_cores
 
 OUT = ROOT / "benchmarks" / "out"
 RESULTS = ROOT / "benchmarks" / "results"
 SIZES = (10_000, 100_000, 1_000_000)
 DATATROVE_SUBSET = 20_000
+# datatrove is compared at this size only: its signatures take minutes on 20,000 texts, and one
+# comparison tells as much as three on the same kind of texts.
+DATATROVE_AT = 100_000
+WARM_UP = 1_000  # texts each near-dup method runs once before anything is timed
 
 
 def _rss_tree(pid: int) -> int:
@@ -113,223 +124,269 @@ def pair_scores(truth: list[int], predicted: list[str]) -> dict:
     return {"precision": tp / merged if merged else 1.0, "recall": tp / true if true else 1.0}
 
 
-def one(n: int) -> dict:
-    """Everything for one size, in this (fresh) process."""
-    from neurips_abstracts import pipeline
-    from neurips_abstracts.build import build
-    from neurips_abstracts.config import DEFAULT_CONFIG
-    from neurips_abstracts.load import read_raw
-
+def _files(n: int) -> tuple[Path, list[Path], list[int]]:
     folder = OUT / f"raw-{n}"  # made by ensure_dumps in the parent, so its memory is not counted here
-    files = sorted(p for p in folder.iterdir() if p.suffix == ".txt")
+    return folder, sorted(p for p in folder.iterdir() if p.suffix == ".txt"), json.loads((folder / ".labels.json").read_text())
+
+
+def _whole(n: int, run, papers_of_records) -> dict:
+    """One whole-pipeline run (``run(stage)``) in this fresh process: seconds, peak memory and
+    stages, and the papers it found against the generator's labels, counted on records."""
+    _, files, labels = _files(n)
     total_bytes = sum(p.stat().st_size for p in files)
-    labels = json.loads((folder / ".labels.json").read_text())
-
-    started = time.perf_counter()
-    for p in files:
-        hashlib.sha256(p.read_bytes()).hexdigest()
-    floor = time.perf_counter() - started
-
     sampler = Sampler()
     stages: dict = {}
-    out = OUT / f"dist-{n}"
-    started = time.perf_counter()
-    summary = build(folder, out, DEFAULT_CONFIG, stage=lambda name: sampler.stage(name, stages))
-    total = time.perf_counter() - started
+    outcome, seconds, cpu_seconds = timed(run, lambda name: sampler.stage(name, stages))
     sampler.stop = True
-
-    # Quality of the merges, on distinct normalized texts as the near-dup stage sees them.
-    import pyarrow.parquet as pq
-
-    occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["text_sha256", "paper_id"])
-    seen: dict[str, tuple[int, str]] = {}
-    for sha, pid, label in zip(occ["text_sha256"].to_pylist(), occ["paper_id"].to_pylist(), labels):
-        seen.setdefault(sha, (label, pid))
-    ours_quality = pair_scores([v[0] for v in seen.values()], [v[1] for v in seen.values()])
-
-    # The near-duplicate work alone, ours against the baselines, on the distinct normalized
-    # texts as the near-dup stage sees them: written to a file and timed in a fresh process, so
-    # that every method runs in the same state (no build's heap around it).
-    records = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
-    normalized = pipeline.normalize_records(records)
-    label_of: dict[str, int] = {}
-    for text, label in zip(normalized, labels):
-        label_of.setdefault(text, label)
-    del records, normalized
-    texts_file = OUT / f"distinct-{n}.pkl"
-    with open(texts_file, "wb") as fh:
-        pickle.dump((list(label_of), list(label_of.values())), fh, protocol=pickle.HIGHEST_PROTOCOL)
-    del label_of
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--near-dup", str(texts_file)], cwd=ROOT,
-                          capture_output=True, text=True)
-    texts_file.unlink()
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr)
-    comparison = json.loads(proc.stdout.strip().splitlines()[-1])
-
-    peak = max(s["peak_bytes"] for s in stages.values())
+    found = papers_of_records(outcome)
     return {
-        "n": n,
-        "dumps": len(files),
-        "bytes": total_bytes,
-        "papers": summary["papers"],
-        "distinct_texts": comparison["texts"],
-        "workers": __import__("neurips_abstracts.parallel", fromlist=["workers"]).workers(),
-        "total_seconds": total,
-        "peak_bytes": peak,
-        "floor_seconds": floor,
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "peak_bytes": max(s["peak_bytes"] for s in stages.values()),
         "stages": {
             name: {**s, "records_per_second": n / s["seconds"], "mb_per_second": total_bytes / 1e6 / s["seconds"]}
             for name, s in stages.items()
         },
-        "near_dup": {**comparison["near_dup"], "ours_build": ours_quality},
-        "datatrove": comparison["datatrove"],
+        "papers": len(set(found)),
+        "records": pair_scores(labels, found),
     }
 
 
-def near_dup_comparison(texts_file: Path) -> dict:
-    """Ours, datasketch and datatrove on the same distinct texts, in this (fresh) process.
+def ours_whole(n: int) -> dict:
+    """The real build (``neurips_abstracts.build.build``), imports done beforehand as for the reference."""
+    import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
+    import pyarrow.parquet as pq
+    import pylatexenc.latex2text  # noqa: F401
 
-    Python's cyclic garbage collector is paused for ours (the library pauses it itself) and for
-    datasketch alike, so neither pays for collections the other skips.
-    """
+    from neurips_abstracts.build import build
+    from neurips_abstracts.config import DEFAULT_CONFIG
+
+    folder, _, _ = _files(n)
+    out = OUT / f"dist-{n}"
+
+    def papers_of_records(_):
+        occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["paper_id"])
+        return occ["paper_id"].to_pylist()  # in dump order, as the labels
+
+    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None), papers_of_records)
+
+
+def reference_whole(n: int) -> dict:
+    """The plain reference pipeline (``baselines.reference_pipeline``), imports done beforehand."""
+    import datasketch  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    from neurips_abstracts.config import DEFAULT_CONFIG
+
+    folder, _, _ = _files(n)
+    c = DEFAULT_CONFIG.near_dup
+    params = (c.shingle_size, c.num_perm, c.threshold, c.seed)
+    return _whole(n, lambda stage: reference_pipeline(folder, OUT / f"reference-{n}", *params, stage=stage),
+                  lambda outcome: outcome["paper_of_record"])
+
+
+def floor(n: int) -> float:
+    """Read and SHA-256 the bytes of the dumps: what no build can beat."""
+    _, files, _ = _files(n)
+    started = time.perf_counter()
+    for p in files:
+        hashlib.sha256(p.read_bytes()).hexdigest()
+    return time.perf_counter() - started
+
+
+def prepare_distinct(n: int) -> Path:
+    """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
+    written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
+    from neurips_abstracts import pipeline
+    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.load import read_raw
+
+    folder, _, labels = _files(n)
+    normalized = pipeline.normalize_records(pipeline.parse(read_raw(folder), DEFAULT_CONFIG))
+    label_of: dict[str, int] = {}
+    for text, label in zip(normalized, labels):
+        label_of.setdefault(text, label)
+    path = OUT / f"distinct-{n}.pkl"
+    with open(path, "wb") as fh:
+        pickle.dump((list(label_of), list(label_of.values())), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def near_dup_comparison(texts_file: Path, with_datatrove: bool) -> dict:
+    """Ours, datasketch and datatrove on the same distinct texts, in this (fresh) process: each
+    method warmed up on the first texts, then timed in turn (the first method alternating from
+    one repeat to the next), under ``harness.timed``'s conditions."""
+    import statistics
+
     from neurips_abstracts import dedup
     from neurips_abstracts.config import DEFAULT_CONFIG
-    from neurips_abstracts.gc_pause import gc_paused
 
     with open(texts_file, "rb") as fh:
         distinct, truth = pickle.load(fh)
-    config = DEFAULT_CONFIG.near_dup
-    started = time.perf_counter()
-    clusters = dedup.near_duplicate_clusters(distinct, config)
-    ours_seconds = time.perf_counter() - started
-    with gc_paused():
-        started = time.perf_counter()
-        ds_roots = datasketch_clusters(distinct, config)
-        ds_seconds = time.perf_counter() - started
-    datatrove = datatrove_run(distinct[:DATATROVE_SUBSET], config)
-    if datatrove:
-        started = time.perf_counter()
-        dedup.near_duplicate_clusters(distinct[:DATATROVE_SUBSET], config)
-        datatrove["ours_seconds"] = time.perf_counter() - started
-        datatrove["ratio"] = datatrove["seconds"] / datatrove["ours_seconds"]
-    return {
-        "texts": len(distinct),
-        "near_dup": {
-            "ours_seconds": ours_seconds,
-            "datasketch_seconds": ds_seconds,
-            "speedup": ds_seconds / ours_seconds,
-            "ours": pair_scores(truth, clusters.roots),
-            "ours_stage_texts": len(distinct),
-            "datasketch": pair_scores(truth, ds_roots),
-        },
-        "datatrove": datatrove,
+    c = DEFAULT_CONFIG.near_dup
+    methods = {
+        "ours": lambda texts: dedup.near_duplicate_clusters(texts, c).roots,
+        "datasketch": lambda texts: datasketch_clusters(texts, c.shingle_size, c.num_perm, c.threshold, c.seed)[0],
     }
+    for method in methods.values():
+        timed(method, distinct[:WARM_UP])
+    repeats = 3 if len(distinct) <= 50_000 else 1
+    seconds: dict[str, list[float]] = {name: [] for name in methods}
+    cpu: dict[str, list[float]] = {name: [] for name in methods}
+    scores = {}
+    for r in range(repeats):
+        for name in list(methods)[:: 1 if r % 2 == 0 else -1]:
+            roots, wall, used = timed(methods[name], distinct)
+            seconds[name].append(wall)
+            cpu[name].append(used)
+            scores[name] = pair_scores(truth, roots)
+    out = {"texts": len(distinct), "repeats": repeats}
+    for name in methods:
+        out[name] = {**scores[name], "seconds": statistics.median(seconds[name]), "all_seconds": seconds[name],
+                     "cpu_seconds": statistics.median(cpu[name])}
+    out["speedup"] = out["datasketch"]["seconds"] / out["ours"]["seconds"]
+    out["cpu_speedup"] = out["datasketch"]["cpu_seconds"] / out["ours"]["cpu_seconds"]
+    datatrove = datatrove_comparison(distinct[:DATATROVE_SUBSET], methods["ours"]) if with_datatrove else None
+    if datatrove:
+        datatrove["truth_removed"] = datatrove["texts"] - len(set(truth[:DATATROVE_SUBSET]))
+    return {"near_dup": out, "datatrove": datatrove}
 
 
-def datasketch_clusters(texts: list[str], config) -> list[int]:
-    from datasketch import MinHash, MinHashLSH
-
-    from neurips_abstracts.dedup import UnionFind, shingle_sets
-
-    sets = shingle_sets(texts, config.shingle_size)
-    sigs = MinHash.bulk([[int(h).to_bytes(8, "little") for h in sets.of(i)] for i in range(len(sets))],
-                        num_perm=config.num_perm, seed=config.seed)
-    lsh = MinHashLSH(threshold=config.threshold, num_perm=config.num_perm)
-    for i, m in enumerate(sigs):
-        lsh.insert(i, m)
-    uf = UnionFind(len(texts))
-    for i, m in enumerate(sigs):
-        for j in lsh.query(m):
-            uf.union(i, j)
-    return [uf.find(i) for i in range(len(texts))]
-
-
-def datatrove_run(texts: list[str], config) -> dict | None:
-    """datatrove's MinHash deduplication (its four stages) on ``texts``; None if not installed."""
-    try:
-        from datatrove.data import Document
-        from datatrove.executor import LocalPipelineExecutor
-        from datatrove.pipeline.dedup import MinhashDedupBuckets, MinhashDedupCluster, MinhashDedupSignature
-        from datatrove.pipeline.dedup.minhash import MinhashConfig
-    except ImportError:
-        return None
+def datatrove_comparison(texts: list[str], ours) -> dict | None:
+    """datatrove's MinHash pipeline against ours on ``texts``; None if datatrove is not installed."""
+    import importlib.util
     import tempfile
 
+    if not all(importlib.util.find_spec(m) for m in ("datatrove", "spacy")):
+        return None
+    from neurips_abstracts.config import DEFAULT_CONFIG
+
+    c = DEFAULT_CONFIG.near_dup
+    cores = usable_cores()
     with tempfile.TemporaryDirectory() as tmp:
-        try:
-            return _datatrove_stages(tmp, texts, config, Document, LocalPipelineExecutor, MinhashConfig,
-                                     MinhashDedupSignature, MinhashDedupBuckets, MinhashDedupCluster)
-        except ImportError as exc:  # datatrove asks for optional extras (regex, tokenizers, spacy) only when run
-            print(f"datatrove skipped: {exc}", file=sys.stderr)
-            return None
+        datatrove_input(texts, Path(tmp) / "input", shards=cores)
+        roots, ours_seconds, _ = timed(ours, texts)
+        outcome, seconds, _ = timed(datatrove_dedup, Path(tmp) / "input", Path(tmp) / "work", c.shingle_size,
+                                    c.bands, c.rows, c.seed, cores)
+    return {"texts": len(texts), "seconds": seconds, "ours_seconds": ours_seconds, "ratio": seconds / ours_seconds,
+            "tasks": cores, "removed": outcome["removed"], "ours_removed": len(texts) - len(set(roots))}
 
 
-def _datatrove_stages(tmp, texts, config, Document, LocalPipelineExecutor, MinhashConfig, Signature, Buckets, Cluster):
-    from datatrove.utils.hashing import HashConfig
-
-    # datatrove 0.10's default xxhash path passes str to xxhash 4, which wants bytes: use its sha1.
-    mh = MinhashConfig(n_grams=config.shingle_size, num_buckets=config.bands, hashes_per_bucket=config.rows,
-                       seed=config.seed, hash_config=HashConfig(hash_fc="sha1", precision=64))
-    docs = [Document(text=t, id=str(i)) for i, t in enumerate(texts)]
-    started = time.perf_counter()
-    LocalPipelineExecutor([docs, Signature(output_folder=f"{tmp}/sigs", config=mh)], tasks=1, logging_dir=f"{tmp}/l1").run()
-    LocalPipelineExecutor([Buckets(input_folder=f"{tmp}/sigs", output_folder=f"{tmp}/buckets", config=mh)],
-                          tasks=mh.num_buckets, logging_dir=f"{tmp}/l2").run()
-    LocalPipelineExecutor([Cluster(input_folder=f"{tmp}/buckets", output_folder=f"{tmp}/ids", config=mh)],
-                          tasks=1, logging_dir=f"{tmp}/l3").run()
-    return {"texts": len(texts), "seconds": time.perf_counter() - started}
-
-
-def plot(results: list[dict], path: Path) -> None:
+def plot(result: dict, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ns = [r["n"] for r in results]
+    runs = result["results"]
+    ns = [r["n"] for r in runs]
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    ax.loglog(ns, [r["total_seconds"] for r in results], "o-", label="build, end to end")
-    ax.loglog(ns, [r["near_dup"]["datasketch_seconds"] for r in results], "s--", label="datasketch near-dup alone")
-    ax.loglog(ns, [r["near_dup"]["ours_seconds"] for r in results], "v-.", label="our near-dup alone")
-    ax.loglog(ns, [r["floor_seconds"] for r in results], "^:", label="floor: read + SHA-256")
+    ax.loglog(ns, [r["total_seconds"] for r in runs], "o-", label="our build, end to end")
+    ax.loglog(ns, [r["reference"]["seconds"] for r in runs], "D-", label="reference pipeline, end to end")
+    ax.loglog(ns, [r["near_dup"]["datasketch"]["seconds"] for r in runs], "s--", label="datasketch near-dup alone")
+    ax.loglog(ns, [r["near_dup"]["ours"]["seconds"] for r in runs], "v-.", label="our near-dup alone")
+    ax.loglog(ns, [r["floor_seconds"] for r in runs], "^:", label="floor: read + SHA-256")
     ax.set_xlabel("raw records")
     ax.set_ylabel("seconds")
-    ax.set_title("Build time against input size (2 cores)")
+    m = result["machine"]
+    ax.set_title(f"Time against input size ({m['usable_cores']} cores, {m['cpu_model']})", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None, "Creation Time": None})
+
+
+def _child(*args) -> dict:
+    """Run ``python -m benchmarks.scale ARGS`` in a fresh process; its last line of output, as JSON."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.scale", *map(str, args)], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(proc.stderr)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def size(n: int, repeats: int, datatrove_at: int) -> dict:
+    """Everything for one size, each part in a fresh process; our build and the reference
+    alternate, the first of them alternating from one repeat to the next."""
+    import statistics
+
+    load_at_start = load_average()
+    subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)
+    _, files, labels = _files(n)
+    runs: dict[str, list[dict]] = {"ours": [], "reference": []}
+    for r in range(repeats):
+        for name in list(runs)[:: 1 if r % 2 == 0 else -1]:
+            runs[name].append(_child(f"--{name}", n))
+    ours, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # the median run
+    texts_file = _child("--prepare", n)["path"]
+    comparison = _child("--near-dup", texts_file, *(["--datatrove"] if n == datatrove_at else []))
+    Path(texts_file).unlink()
+    return {
+        "n": n,
+        "dumps": len(files),
+        "bytes": sum(p.stat().st_size for p in files),
+        "papers_truth": len(set(labels)),
+        "workers": __import__("neurips_abstracts.parallel", fromlist=["workers"]).workers(),
+        "floor_seconds": _child("--floor", n)["seconds"],
+        "repeats": repeats,
+        "total_seconds": ours["seconds"],
+        "all_seconds": [x["seconds"] for x in runs["ours"]],
+        "cpu_seconds": ours["cpu_seconds"],
+        "peak_bytes": ours["peak_bytes"],
+        "stages": ours["stages"],
+        "papers": ours["papers"],
+        "records": ours["records"],
+        "reference": {**reference, "all_seconds": [x["seconds"] for x in runs["reference"]]},
+        "whole_pipeline_ratio": reference["seconds"] / ours["seconds"],
+        "distinct_texts": comparison["near_dup"]["texts"],
+        "near_dup": comparison["near_dup"],
+        "datatrove": comparison["datatrove"],
+        "machine": machine(),
+        "command": command("benchmarks.scale"),
+        "load_average": {"start": load_at_start, "end": load_average()},
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="whole-pipeline runs of each side per size (default: 3 up to 100k records, then 1)")
+    parser.add_argument("--datatrove-at", type=int, default=DATATROVE_AT,
+                        help=f"the one size at which datatrove is compared too (default {DATATROVE_AT})")
+    parser.add_argument("--no-write", action="store_true", help="print only; do not update results/ or README")
+    for hidden in ("--ours", "--reference", "--floor", "--prepare"):
+        parser.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--near-dup", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--datatrove", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.near_dup:
-        print(json.dumps(near_dup_comparison(args.near_dup)))
-        return
-    if args.one:
-        if not (OUT / f"raw-{args.one}" / ".complete").exists():
-            sys.exit(f"run `python -m benchmarks.generate_cached {args.one}` first")
-        print(json.dumps(one(args.one)))
-        return
+    for flag, fn in ((args.ours, ours_whole), (args.reference, reference_whole),
+                     (args.floor, lambda n: {"seconds": floor(n)}), (args.prepare, lambda n: {"path": str(prepare_distinct(n))}),
+                     (args.near_dup, lambda path: near_dup_comparison(path, args.datatrove))):
+        if flag:
+            print(json.dumps(fn(flag)))
+            return
     results = []
     for n in args.sizes:
-        subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.scale", "--one", str(n)], cwd=ROOT,
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(proc.stderr)
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        r = size(n, args.repeats or (3 if n <= 100_000 else 1), args.datatrove_at)
         results.append(r)
-        print(f"N={n}: {r['total_seconds']:.1f} s, peak {r['peak_bytes'] / 2**30:.2f} GiB, "
-              f"near-dup {r['near_dup']['speedup']:.1f}x datasketch", flush=True)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "scale.json").write_text(json.dumps({"results": results}, indent=2, sort_keys=True) + "\n")
-    plot(results, RESULTS / "scale.png")
+        print(f"N={n}: build {r['total_seconds']:.1f} s (peak {r['peak_bytes'] / 2**30:.2f} GiB), reference "
+              f"{r['reference']['seconds']:.1f} s ({r['whole_pipeline_ratio']:.1f}x), papers {r['papers']} / reference "
+              f"{r['reference']['papers']} / truth {r['papers_truth']}; near-dup alone {r['near_dup']['speedup']:.1f}x "
+              f"datasketch; load {r['load_average']}", flush=True)
+    if not args.no_write:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        path = RESULTS / "scale.json"
+        # Sizes not rerun stay, if they were measured on this same machine with the same packages:
+        # figures from two machines never mix in one file.
+        here = machine()
+        kept = [r for r in (json.loads(path.read_text())["results"] if path.is_file() else [])
+                if r["n"] not in args.sizes and r.get("machine") == here]
+        result = {"results": sorted(kept + results, key=lambda r: r["n"]), "machine": here}
+        path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        plot(result, RESULTS / "scale.png")
+        from neurips_abstracts.docs import refresh_benchmark_blocks  # not in the timed processes' memory
+
+        print("README:", refresh_benchmark_blocks() or "unchanged")
 
 
 if __name__ == "__main__":

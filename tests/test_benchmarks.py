@@ -36,3 +36,129 @@ def test_pair_scores():
     assert pair_scores([1, 1, 2, 2], ["a", "a", "b", "b"]) == {"precision": 1.0, "recall": 1.0}
     assert pair_scores([1, 1, 2, 2], ["a", "a", "a", "a"]) == {"precision": 2 / 6, "recall": 1.0}
     assert pair_scores([1, 1, 2, 2], ["a", "b", "c", "d"]) == {"precision": 1.0, "recall": 0.0}
+
+
+# --- each baseline's timed region pays only for its own work -----------------------------------
+
+PAPER = ("We study the problem of learning sparse representations from few examples and show that a simple "
+         "convex relaxation recovers the support with high probability under mild assumptions on the design. "
+         "Experiments on three benchmarks confirm the theory and improve accuracy by four points.")
+REVISION = PAPER.replace("four points", "five points").replace("three benchmarks", "three public benchmarks")
+OTHER = ("Graph neural networks fail to distinguish regular graphs of equal degree; we propose a random "
+         "feature augmentation that provably separates them and costs one extra pass over the edges, and we "
+         "evaluate it on molecular property prediction where it halves the error of message passing.")
+PARAMS = {"shingle_size": 3, "num_perm": 128, "threshold": 0.6, "seed": 20261129}
+
+
+def calls_into_package(fn, *args, **kwargs) -> tuple[object, list[str]]:
+    """``fn``'s result, and every function of the neurips_abstracts package it called, found by
+    a profiling hook on this thread and any thread it starts."""
+    import sys
+    import threading
+
+    seen = []
+
+    def hook(frame, event, arg):
+        module = frame.f_globals.get("__name__", "")
+        if event == "call" and (module == "neurips_abstracts" or module.startswith("neurips_abstracts.")):
+            seen.append(f"{module}.{frame.f_code.co_name}")
+
+    sys.setprofile(hook)
+    threading.setprofile(hook)
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return result, seen
+
+
+def test_the_hook_sees_a_call_into_the_package():
+    from neurips_abstracts.dedup import shingles
+
+    _, seen = calls_into_package(shingles, PAPER, 3)
+    assert "neurips_abstracts.dedup.shingles" in seen
+
+
+def test_datasketch_baseline_calls_nothing_of_ours():
+    from neurips_abstracts.config import NearDupConfig
+
+    from benchmarks import near_dup
+    from benchmarks.baselines import datasketch_clusters
+
+    (roots, candidates), seen = calls_into_package(datasketch_clusters, [PAPER, OTHER, REVISION], **PARAMS)
+    assert seen == []
+    assert roots == [0, 1, 0] and candidates == {(0, 2)}
+    # the function near_dup times, as it calls it
+    (roots, _), seen = calls_into_package(near_dup.METHODS["datasketch"], [PAPER, OTHER, REVISION], NearDupConfig())
+    assert seen == [] and roots == [0, 1, 0]
+
+
+def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
+    import pyarrow.parquet as pq
+
+    from benchmarks.baselines import reference_pipeline
+
+    from .conftest import make_dump
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    # a BOM, CRLF, a hard wrap and an NFD copy: what the reference must undo to match the copies
+    (raw / "a.txt").write_bytes(b"\xef\xbb\xbf" + make_dump([PAPER, "Caf\u00e9 " + OTHER]).replace(b"\n", b"\r\n"))
+    wrapped = PAPER.replace(" ", "\n", 1)
+    (raw / "b.txt").write_bytes(make_dump([wrapped, REVISION, "Cafe\u0301 " + OTHER]))
+    out, seen = calls_into_package(reference_pipeline, raw, tmp_path / "out", **PARAMS)
+    assert seen == []
+    assert out["records"] == 5 and out["distinct_texts"] == 3
+    assert out["paper_of_record"] == [0, 1, 0, 0, 1] and out["papers"] == 2
+    assert pq.read_table(tmp_path / "out" / "occurrences.parquet").num_rows == 5
+    assert pq.read_table(tmp_path / "out" / "papers.parquet")["records"].to_pylist() == [3, 2]
+
+
+def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
+    pytest.importorskip("datatrove")
+    pytest.importorskip("spacy")
+    from benchmarks.baselines import datatrove_dedup, datatrove_input
+
+    datatrove_input([PAPER, OTHER, REVISION], tmp_path / "in", shards=1)
+    # one core: datatrove then runs its tasks in this process, where the hook sees them
+    out, seen = calls_into_package(datatrove_dedup, tmp_path / "in", tmp_path / "work", shingle_size=3, bands=32,
+                                   rows=4, seed=20261129, cores=1)
+    assert seen == []
+    assert out == {"removed": 1}  # the revision
+
+
+def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
+    """Machine facts and ratios in README come from the results files: change the file, the text follows."""
+    import json
+    import shutil
+
+    from neurips_abstracts.docs import refresh_benchmark_blocks
+
+    from .conftest import ROOT
+
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
+    results = tmp_path / "benchmarks" / "results"
+    machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
+               "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
+    names = ("near_dup", "scale", "startup", "plain_fidelity")
+    for name in names:
+        data = json.loads((results / f"{name}.json").read_text())
+        data |= {"machine": machine, "command": f"python -m benchmarks.{name}",
+                 "load_average": {"start": [60.0, 1, 1], "end": [0.5, 1, 1]}}
+        if name == "scale":
+            for r in data["results"]:
+                r |= {"machine": machine, "command": "python -m benchmarks.scale",
+                      "load_average": {"start": [60.0, 1, 1], "end": [0.5, 1, 1]}}
+            r = data["results"][0]
+            r["reference"]["seconds"], r["total_seconds"] = 30.0, 2.0
+            r["whole_pipeline_ratio"] = 15.0
+        (results / f"{name}.json").write_text(json.dumps(data))
+    assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md"]
+    text = (tmp_path / "README.md").read_text()
+    assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
+    assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
+    assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
+    assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
+    assert refresh_benchmark_blocks(tmp_path) == []  # idempotent
