@@ -116,8 +116,6 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
 
 
 def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
-    pytest.importorskip("datatrove")
-    pytest.importorskip("spacy")
     from benchmarks.baselines import datatrove_dedup, datatrove_input
 
     datatrove_input([PAPER, OTHER, REVISION], tmp_path / "in", shards=1)
