@@ -30,11 +30,14 @@ STAGES = ("read", "parse", "normalize", "near-dup", "plain text", "assemble", "c
 BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
 
 
-def previous_release(raw_dir: str | Path, previous: str | Path | None = BESIDE_RAW) -> PreviousRelease | None:
-    """The release whose ids a build keeps: ``previous`` itself, or by default the ``dist/``
-    beside ``raw_dir`` if it holds one; None means this build is the first release."""
-    if previous is None:
-        return None
+def previous_release(
+    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
+) -> PreviousRelease | None:
+    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
+    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
+    first release."""
+    if previous is None or isinstance(previous, PreviousRelease):
+        return previous
     if previous == BESIDE_RAW:
         beside = Path(raw_dir).parent / "dist"
         return read_previous(beside) if is_release(beside) else None
@@ -58,7 +61,7 @@ def produce(
     raw_dir: str | Path,
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
-    previous: str | Path | None = BESIDE_RAW,
+    previous: str | Path | PreviousRelease | None = BESIDE_RAW,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything.
 
@@ -116,7 +119,7 @@ def build(
     out: str | Path = "dist",
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
-    previous: str | Path | None = BESIDE_RAW,
+    previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
@@ -154,10 +157,10 @@ def check(
     DATASHEET.md and README.md."""
     from .docs import stale
 
-    previous = dist if is_release(dist) else None
-    if previous is not None:
+    previous = None
+    if is_release(dist):
         try:
-            read_previous(previous)
+            previous = read_previous(dist)
         except Exception:  # noqa: BLE001 - a damaged dist/ is stale, not a reason to crash
             previous = None  # its ids cannot be read: every table it holds will show as stale
     with tempfile.TemporaryDirectory() as tmp:

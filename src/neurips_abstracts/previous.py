@@ -34,7 +34,6 @@ class PreviousRelease:
     paper_of_record: dict[str, str]  # identity.record_key (dump sha256 and byte offset) -> paper_id
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
     ids: tuple[IdRow, ...]  # every id the release published or had retired
-    paper_ids: frozenset[str] = field(default_factory=frozenset)
     # dump file name -> (added, crawled_at) as published; absent for releases before metadata files
     dump_dates: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
 
@@ -65,15 +64,15 @@ def read_previous(path: str | Path) -> PreviousRelease:
     dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
-    papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
     ids_path = p / data_path("ids")
     if ids_path.is_file():
         rows = pq.read_table(ids_path, use_threads=False).to_pylist()
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was
+        papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
     dates = {i["file"]: (i["added"], i["crawled_at"]) for i in manifest.get("inputs", []) if "added" in i}
-    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, frozenset(papers), dates)
+    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, dates)
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:

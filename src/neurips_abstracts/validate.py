@@ -113,10 +113,11 @@ def _error(file: str, exc: DumpError) -> Finding:
 
 
 def dump_findings(name: str, data: bytes, config: BuildConfig, others: dict[str, str]) -> list[Finding]:
-    """Everything about one dump's content. ``others`` maps sha256 -> name of the other dumps."""
+    """Everything about one dump's content. ``others`` maps sha256 -> name of the other dumps
+    (never of this file itself)."""
     out: list[Finding] = []
     sha = hashlib.sha256(data).hexdigest()
-    if sha in others and others[sha] != name:
+    if sha in others:
         out.append(_error(name, copy_error(name, others[sha])))
     try:
         dump = parse_dump(name, data, config.venue, config.year)
@@ -170,23 +171,31 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
         if problem is None or problem.code == "file-name":
             files.append(p)
     files = list(dict.fromkeys(files))
-    others: dict[str, str] = {}
+    # sha256 -> the first dump with those bytes; a file is a copy of another *file*, so the
+    # comparison is by path (a link is a file of its own): a dump outside raw/ named like the
+    # one it copies is still a copy.
+    first_with: dict[str, Path] = {}
+    in_raw: dict[str, str] = {}  # dumps of raw_dir checked here -> sha256: their metadata is checked too
     raw = Path(raw_dir)
     if raw.is_dir():
         for q in folder_entries(raw, str(raw))[0]:
-            others.setdefault(hashlib.sha256(q.read_bytes()).hexdigest(), q.name)
+            first_with.setdefault(hashlib.sha256(q.read_bytes()).hexdigest(), q.absolute())
     for f in files:
         data = f.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        first = first_with.setdefault(sha, f.absolute())
+        others = {sha: first.name} if first != f.absolute() else {}
         found = dump_findings(f.name, data, config, others)
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
-        others.setdefault(hashlib.sha256(data).hexdigest(), f.name)
-    in_raw = [f.name for f in files if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt"]
+        if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt":
+            in_raw[f.name] = sha
     findings.extend(metadata_findings(raw, in_raw))
     return findings
 
 
-def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
-    """What the build refuses or warns about in the metadata of dumps ``names`` of ``raw_dir``,
+def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding]:
+    """What the build refuses or warns about in the metadata of the dumps of ``raw_dir`` named in
+    ``shas`` (name -> sha256 of its bytes),
     with the build's own errors: a metadata file that does not parse, a dump whose bytes no
     longer match it or the release beside ``raw_dir`` that published it; a dump without one
     (a warning: the build accepts it, ordered last)."""
@@ -198,12 +207,11 @@ def metadata_findings(raw_dir: str | Path, names: list[str]) -> list[Finding]:
     beside = raw.parent / "dist"
     previous = read_previous(beside) if is_release(beside) else None
     out: list[Finding] = []
-    for name in names:
-        data = (raw / name).read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
+    for name, sha in shas.items():
         where = str(raw / name)
         if previous and previous.dump_sha256.get(name, sha) != sha:
-            out.append(_error(where, changed_since_published(name, previous.version, first_difference(beside, name, data))))
+            line = first_difference(beside, name, (raw / name).read_bytes())
+            out.append(_error(where, changed_since_published(name, previous.version, line)))
         try:
             meta = read_meta(raw, [name])[name]
         except DumpError as exc:
