@@ -332,5 +332,5 @@ def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
     assert stage_problem(tmp_path / "new", dist, raw) is None  # an earlier stage may be replaced
     before = {p.name: p.read_bytes() for p in raw.iterdir()}
     proc = run_cli("publish", "--dry-run", "--stage", str(raw), "--raw", str(raw), "--dist", str(dist), cwd=project)
-    assert proc.returncode == 1 and "give a new folder" in proc.stderr
+    assert proc.returncode == 1 and "refused: it is the raw folder" in proc.stderr
     assert {p.name: p.read_bytes() for p in raw.iterdir()} == before

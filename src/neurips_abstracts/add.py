@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
+from .guard import Refused, check_raw_target, remove_litter, temporary_file
 from .sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
 from .validate import Finding, validate
 
@@ -55,8 +56,11 @@ def add_dump(
     """
     raw = Path(raw_dir)
     src = Path(path)
-    if not raw.is_dir():
-        raise AddError(f"{raw_dir}: raw folder not found")
+    try:
+        check_raw_target(raw)
+    except Refused as exc:
+        raise AddError(str(exc)) from None
+    remove_litter(raw)  # temporary files of an add that was killed
     added = added or dt.datetime.now(dt.timezone.utc).date().isoformat()
     try:
         check_date(added, "added")
@@ -86,7 +90,7 @@ def add_dump(
     parse_sidecar(name, meta.to_json())  # what we write must read back
 
     target, sidecar = raw / name, raw / sidecar_name(name)
-    tmp_target, tmp_sidecar = raw / f".{name}.tmp", raw / f".{sidecar.name}.tmp"
+    tmp_target, tmp_sidecar = temporary_file(target), temporary_file(sidecar)
     try:
         tmp_target.write_bytes(data)
         tmp_sidecar.write_bytes(meta.to_json().encode("utf-8"))

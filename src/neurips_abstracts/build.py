@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import filecmp
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
+from .guard import check_replaceable, temporary_folder
 from .errors import DumpError
 from .load import read_meta, read_raw
 from .manifest import build_manifest
@@ -43,6 +43,8 @@ def previous_release(
         return read_previous(beside) if is_release(beside) else None
     try:
         return read_previous(previous)
+    except DumpError:
+        raise
     except ValueError as exc:
         raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
 
@@ -130,10 +132,14 @@ def build(
     Hub repository than the project's hub-repo.
     """
     started = time.perf_counter()
+    # refused before any work; a release read but not written (publish's dist/) must survive
+    reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
+    guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
+    check_replaceable(out, **guard)
     with gc_paused():
         result = produce(raw_dir, config, stage, previous)
         with stage("write"):
-            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id))
+            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 
@@ -163,8 +169,8 @@ def check(
             previous = read_previous(dist)
         except Exception:  # noqa: BLE001 - a damaged dist/ is stale, not a reason to crash
             previous = None  # its ids cannot be read: every table it holds will show as stale
-    with tempfile.TemporaryDirectory() as tmp:
-        fresh = Path(tmp) / "dist"
+    with temporary_folder() as tmp:
+        fresh = tmp / "dist"
         build(raw_dir, fresh, config, previous=previous)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
+from .cli_errors import DEBUG_HELP, ReportsErrors
 from .contracts import ContractError
 from .errors import DumpError
 
 
-class DefaultBuildGroup(click.Group):
+class DefaultBuildGroup(ReportsErrors):
     """Runs ``build`` when no command is named, so ``python build_dataset.py`` builds."""
 
     def parse_args(self, ctx, args):
@@ -22,6 +23,7 @@ class DefaultBuildGroup(click.Group):
 
 
 @click.group(cls=DefaultBuildGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, expose_value=False, help=DEBUG_HELP)  # read by ReportsErrors
 def main() -> None:
     """Build the NeurIPS 2026 abstracts dataset from raw dumps.
 
@@ -58,7 +60,7 @@ def _fail(exc: Exception) -> None:
 
 @main.command()
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
-@click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write (replaced whole).")
+@click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
 @click.option("--previous", "previous_dir", default=None,
               help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
@@ -193,7 +195,7 @@ def _repo_id(ctx, param, value: str | None) -> str:
               help="Dataset repository on the Hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the reasons to refuse; contact nothing.")
 @click.option("--stage", "stage_dir", default=None,
-              help="Also write the files that would be uploaded into this folder (replaced whole), to read or validate.")
+              help="Also write the files that would be uploaded into this folder, to read or validate; replaced whole, so new, empty or an earlier stage, never a symbolic link (refused, not followed).")
 @click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
 @click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")

@@ -14,6 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import DumpError
+from .previous import damaged
 from .release import PROJECT_ROOT
 from .schema import TABLES
 from .write import data_path
@@ -45,9 +47,14 @@ def _read_parquet(data: bytes) -> pa.Table:
 
 
 def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
-    """A dist/ folder, or a git revision whose committed dist/ is read with `git show`."""
+    """A dist/ folder, or a git revision whose committed dist/ is read with `git show`.
+    DumpError naming the file if it holds no release or a damaged one."""
     path = Path(spec)
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise DumpError(spec, "not a folder: give a dist/ folder or a git revision")
     if path.is_dir():
+        if not (path / "build_manifest.json").is_file():
+            raise DumpError(spec, "no release here (no build_manifest.json): give a dist/ folder or a git revision")
         read = lambda rel: (path / rel).read_bytes()  # noqa: E731
     else:
         def read(rel: str) -> bytes:
@@ -55,14 +62,26 @@ def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
             if proc.returncode != 0:
                 raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
             return proc.stdout
-    version = json.loads(read("build_manifest.json"))["dataset_version"]
+    where = lambda rel: f"{spec}/{rel}" if path.is_dir() else f"{spec}:dist/{rel}"  # noqa: E731
+    try:
+        version = json.loads(read("build_manifest.json"))["dataset_version"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
+            raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
+        raise damaged(where("build_manifest.json"), exc) from None
     tables = {}
     for t in TABLES:
         try:
-            tables[t] = _read_parquet(read(data_path(t)))
+            data = read(data_path(t))
         except (FileNotFoundError, ValueError):
+            data = None
             if t != "ids":
-                raise
+                raise DumpError(where(data_path(t)), "missing from the release") from None
+        try:
+            tables[t] = _read_parquet(data) if data is not None else None
+        except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
+            raise damaged(where(data_path(t)), exc) from None
+        if tables[t] is None:
             # A release from before the ids table (1.0.0): its papers were every id it had.
             pid = tables["papers"]["paper_id"]
             tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})

@@ -42,7 +42,10 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
     if is_hidden(name):
         return DumpError(name, "hidden file: the build skips names starting with '.'; rename it", code="hidden")
     if path.is_symlink():
-        target = path.resolve()
+        try:
+            target = path.resolve()
+        except (RuntimeError, OSError):  # Python < 3.13 raises RuntimeError("Symlink loop ...")
+            return DumpError(name, "symbolic link loop", code="link")
         if not target.is_relative_to(folder.resolve()):
             return DumpError(name, f"link pointing outside {shown}/; copy the dump in instead", code="link")
     if path.is_dir():
@@ -95,7 +98,8 @@ def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
     """
     raw = Path(raw_dir)
     if not raw.is_dir():
-        raise DumpError(str(raw_dir), "raw folder not found", code="missing")
+        what = "not a folder" if raw.exists() else "raw folder not found"
+        raise DumpError(str(raw_dir), what, code="missing")
     dumps, problems = folder_entries(raw, str(raw_dir))
     if problems:
         raise problems[0]

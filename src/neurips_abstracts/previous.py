@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .errors import DumpError
 from .write import data_path
 
 MANIFEST = "build_manifest.json"
@@ -43,19 +44,38 @@ def is_release(path: str | Path) -> bool:
     return (p / MANIFEST).is_file() and (p / data_path("occurrences")).is_file()
 
 
-def read_previous(path: str | Path) -> PreviousRelease:
-    """Read the release in ``path`` (a dist/ folder). ValueError if it is not one."""
-    import pyarrow.parquet as pq
+def damaged(file: str | Path, exc: BaseException) -> DumpError:
+    """The error for a release file that cannot be read: it names the file and the way out."""
+    reason = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split()) or type(exc).__name__
+    return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) "
+                                "or build with --previous naming an intact release", code="damaged")
 
+
+def read_previous(path: str | Path) -> PreviousRelease:
+    """Read the release in ``path`` (a dist/ folder). ValueError if it is not one, DumpError
+    naming the file if one of its files cannot be read."""
     p = Path(path)
     if not is_release(p):
         raise ValueError(f"{path}: not a release (no {MANIFEST} and occurrences table)")
+    file = p / MANIFEST
+    try:
+        return _read_previous(p, path)
+    except DumpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Arrow, JSON and a manifest of the wrong shape fail in many ways
+        raise damaged(getattr(exc, "release_file", file), exc) from exc
+
+
+def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
+    import pyarrow.parquet as pq
+
     manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
     version = manifest["dataset_version"]
+    if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
+        raise ValueError("dataset_version or inputs of the wrong type")
     from .identity import record_key
 
-    occ = pq.read_table(p / data_path("occurrences"), columns=["paper_id", "source_file", "source_sha256", "byte_start"],
-                        use_threads=False)
+    occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
     paper_of = {
         record_key(sha, start): pid
         for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
@@ -66,13 +86,21 @@ def read_previous(path: str | Path) -> PreviousRelease:
         dump_sha.setdefault(item["file"], item["sha256"])
     ids_path = p / data_path("ids")
     if ids_path.is_file():
-        rows = pq.read_table(ids_path, use_threads=False).to_pylist()
+        rows = _table(ids_path, pq).to_pylist()
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was
-        papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
+        papers = _table(p / data_path("papers"), pq, columns=["paper_id"])["paper_id"].to_pylist()
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
     dates = {i["file"]: (i["added"], i["crawled_at"]) for i in manifest.get("inputs", []) if "added" in i}
     return PreviousRelease(str(path), version, paper_of, dump_sha, ids, dates)
+
+
+def _table(path: Path, pq, columns: list[str] | None = None):
+    try:
+        return pq.read_table(path, columns=columns, use_threads=False)
+    except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
+        exc.release_file = path
+        raise
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:

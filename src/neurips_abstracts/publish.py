@@ -30,7 +30,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .release import PROJECT_ROOT, sha256_file
-from .write import data_path
+from .write import atomic_dir, data_path
 
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
 
@@ -170,18 +170,14 @@ def render_plan(plan: Plan, remote_known: bool) -> str:
 
 
 def stage_problem(stage: Path, dist: Path, raw: Path) -> str | None:
-    """Why ``stage`` may not be replaced by a staged release (None: it may). It is replaced
-    whole, so it must be new, empty or an earlier stage, and hold none of the project's folders."""
-    target = stage.resolve()
-    for keep in (dist, raw, Path.cwd(), PROJECT_ROOT):
-        if target == keep.resolve() or target in keep.resolve().parents:
-            return f"--stage {stage} holds {keep}: give a new folder (it is replaced whole)"
-    if target.is_dir() and any(target.iterdir()):
-        names = {p.name for p in target.iterdir()}
-        if "build_manifest.json" not in names or names & {".git", "raw", "src", "pyproject.toml"}:
-            return f"--stage {stage} exists and is not an earlier staged release: give a new or empty folder"
-    elif target.exists() and not target.is_dir():
-        return f"--stage {stage} is a file: give a new folder"
+    """Why ``stage`` may not be replaced by a staged release (None: it may): the guard of every
+    folder we replace, with ``dist`` and ``raw`` kept whole."""
+    from .guard import Refused, check_replaceable
+
+    try:
+        check_replaceable(stage, raw=[raw], keep=[dist])
+    except Refused as exc:
+        return exc.message
     return None
 
 
@@ -194,9 +190,7 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
     from .schema import TABLES
 
     if repo_id == hub_repo():
-        if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(dist, out)
+        atomic_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist])
         return
     build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint
     for table in TABLES:

@@ -20,6 +20,10 @@ def verify(dist: str | Path) -> list[str]:
     from huggingface_hub import DatasetCard
 
     dist = Path(dist)
+    if not dist.is_dir():
+        from .errors import DumpError
+
+        raise DumpError(str(dist), "not a folder" if dist.exists() else "no such folder")
     sums_path = dist / SUMS
     if not sums_path.is_file():
         return [f"{SUMS}: missing"]

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,24 +45,9 @@ def write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def atomic_dir(out: Path, fill: Callable[[Path], None]) -> None:
-    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``.
+def atomic_dir(out: Path, fill: Callable[[Path], None], **guard) -> None:
+    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``, through
+    the one guard of folders we replace (``guard.replace_dir``; ``guard`` are its arguments)."""
+    from .guard import replace_dir
 
-    If ``fill`` raises, ``out`` is left as it was and the temporary folder is removed.
-    """
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        fill(tmp)
-        os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a release folder is world-readable
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    old = None
-    if out.exists():
-        old = out.parent / f"{tmp.name}.old"
-        out.rename(old)
-    tmp.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    replace_dir(out, fill, **guard)

@@ -1,0 +1,58 @@
+"""What a user sees when a command fails: one line naming the path, never a traceback.
+
+Expected failures (bad input, a refused folder, a file the system will not read) are shown as
+they are; anything else is a bug, said so in one line with the way to see its traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+DEBUG_FLAG = "--debug"
+DEBUG_ENV = "NEURIPS_ABSTRACTS_DEBUG"
+DEBUG_HELP = f"Show the traceback of an internal error (or set {DEBUG_ENV}=1)."
+
+
+_EXPECTED = {"errors": "DumpError", "add": "AddError", "contracts": "ContractError", "publish": "PublishError"}
+
+
+def _expected() -> tuple[type[BaseException], ...]:
+    """Our error classes, from the modules already imported (an error can only come from those;
+    importing the others here could itself fail)."""
+    modules = ((sys.modules.get(f"{__package__}.{m}"), c) for m, c in _EXPECTED.items())
+    return tuple(getattr(mod, c) for mod, c in modules if mod is not None)
+
+
+def one_line(exc: BaseException) -> str:
+    """The line shown for ``exc``."""
+    if isinstance(exc, _expected()):
+        text = str(exc)
+    elif isinstance(exc, OSError):
+        where = ": ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+        text = f"{where}: error: {exc.strerror or exc}" if where else f"error: {exc.strerror or exc}"
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        text = (f"internal error (a bug; please report it): {type(exc).__name__}: {first} -- run again with "
+                f"{DEBUG_FLAG} or {DEBUG_ENV}=1 to see the traceback")
+    return " ".join(text.split("\n"))
+
+
+class ReportsErrors(click.Group):
+    """A group whose commands never show a traceback, unless asked to with ``--debug`` (anywhere
+    before ``--``) or NEURIPS_ABSTRACTS_DEBUG=1."""
+
+    def main(self, args=None, **kwargs):
+        args = list(sys.argv[1:] if args is None else args)
+        end = args.index("--") if "--" in args else len(args)
+        debug = DEBUG_FLAG in args[:end] or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+        args = [a for i, a in enumerate(args) if not (i < end and a == DEBUG_FLAG)]
+        try:
+            return super().main(args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
+            if debug:
+                raise
+            click.echo(one_line(exc), err=True)
+            sys.exit(1)
