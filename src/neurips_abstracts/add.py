@@ -74,17 +74,19 @@ def add_dump(
         raise AddError(f"--source-url must be an http(s) URL, got {source_url!r}")
 
     if src.exists() and not src.is_file():
-        raise AddError(f"{src}: not added: not a regular file")
+        raise AddError(f"{src}: error: not added: not a regular file")
     findings = [f for f in validate([src], config, raw_dir=raw) if f.code != "file-name"]
     errors = [f for f in findings if f.severity == "error"]
     if errors:
-        raise AddError(f"{src}: not added ({len(errors)} errors)", errors)
+        if len(errors) == 1:  # the one line says it all
+            raise AddError(f"{errors[0].text()}: not added")
+        raise AddError(f"{src}: error: not added ({len(errors)} errors)", errors)
     data = src.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     # validate calls a dump in raw/ itself, not a copy; for add, any dump of raw/ is one
     for existing in sorted(raw.glob("*.txt")):
         if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
-            raise AddError(f"{src}: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
+            raise AddError(f"{src}: error: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     name = dump_name(next_number(raw), sha)
     meta = DumpMeta(name, sha, crawled_at, source_url, added, None)
     parse_sidecar(name, meta.to_json())  # what we write must read back

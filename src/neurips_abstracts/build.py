@@ -163,12 +163,8 @@ def check(
     DATASHEET.md and README.md."""
     from .docs import stale
 
-    previous = None
-    if is_release(dist):
-        try:
-            previous = read_previous(dist)
-        except Exception:  # noqa: BLE001 - a damaged dist/ is stale, not a reason to crash
-            previous = None  # its ids cannot be read: every table it holds will show as stale
+    # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it
+    previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
         fresh = tmp / "dist"
         build(raw_dir, fresh, config, previous=previous)

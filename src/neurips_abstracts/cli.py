@@ -217,9 +217,9 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
         python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage /tmp/staged
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
-    import tempfile
-
     from huggingface_hub import get_token
+
+    from .guard import temporary_folder
 
     from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_problem, stage_release
     from .publish import publish as run_publish
@@ -232,8 +232,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     is_project = dist.resolve() == PROJECT_ROOT / "dist"
     if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
         _fail(DumpError(stage_dir, problem))
-    with tempfile.TemporaryDirectory() as tmp:
-        staged = Path(stage_dir) if stage_dir else Path(tmp) / "release"
+    with temporary_folder() as tmp:
+        staged = Path(stage_dir) if stage_dir else tmp / "release"
         try:
             failures = preconditions(raw, dist, docs=is_project)
         except (DumpError, ContractError) as exc:

@@ -20,11 +20,12 @@ def verify(dist: str | Path) -> list[str]:
     from huggingface_hub import DatasetCard
 
     dist = Path(dist)
-    if not dist.is_dir():
+    sums_path = dist / SUMS
+    if not dist.is_dir() or not (sums_path.exists() or (dist / "build_manifest.json").exists()):
         from .errors import DumpError
 
-        raise DumpError(str(dist), "not a folder" if dist.exists() else "no such folder")
-    sums_path = dist / SUMS
+        what = "no release here (no SHA256SUMS)" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
+        raise DumpError(str(dist), what)
     if not sums_path.is_file():
         return [f"{SUMS}: missing"]
     problems = []
