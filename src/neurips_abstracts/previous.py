@@ -46,6 +46,8 @@ def is_release(path: str | Path) -> bool:
 
 def damaged(file: str | Path, exc: BaseException) -> DumpError:
     """The error for a release file that cannot be read: it names the file and the way out."""
+    if isinstance(exc, OSError) and exc.strerror:  # unreadable, not damaged
+        return DumpError(str(file), exc.strerror, code="unreadable")
     reason = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split()) or type(exc).__name__
     return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) "
                                 "or build with --previous naming an intact release", code="damaged")
@@ -56,7 +58,8 @@ def read_previous(path: str | Path) -> PreviousRelease:
     naming the file if one of its files cannot be read."""
     p = Path(path)
     if not is_release(p):
-        raise ValueError(f"{path}: not a release (no {MANIFEST} and occurrences table)")
+        what = f"not a release (no {MANIFEST} and occurrences table)" if p.is_dir() else "no such release folder"
+        raise ValueError(f"{path}: {what}")
     file = p / MANIFEST
     try:
         return _read_previous(p, path)
