@@ -181,6 +181,19 @@ def test_release_moved_aside_by_a_killed_swap_is_moved_back(ws):
     assert tree(ws / "dist") == old and ours(ws) == []
 
 
+def test_build_first_moves_back_the_release_it_reads(ws):
+    """The release beside raw/ is the registry of ids: a build finding it moved aside by a killed
+    build reads it back before anything else, even when it then fails on its input."""
+    from neurips_abstracts.errors import DumpError
+
+    old = tree(ws / "dist")
+    (ws / "dist").rename(ws / f".dist.{MARK}-old-{dead_pid()}-abc123")
+    (ws / "raw" / "010_aaaaaaaaaaaaaaaa.txt").write_bytes(b"no header")
+    with pytest.raises(DumpError):
+        build(ws / "raw", ws / "elsewhere")
+    assert tree(ws / "dist") == old and ours(ws) == []
+
+
 def test_temporary_folders_of_killed_checks_are_removed(monkeypatch, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     stale = tmp_path / f"{MARK}-tmp-{dead_pid()}-abc123"
@@ -223,12 +236,13 @@ def assert_old_or_new_after_recovery(ws: Path, releases) -> None:
     """What a killed build leaves is the old release or the new one; a release it had moved
     aside is moved back by the next run's clean-up; the next build removes all litter."""
     _full, old, new, _ = releases
-    if not (ws / "dist").exists():  # killed between its two renames
-        assert any("-old-" in name for name in ours(ws))
-        remove_litter(ws, "dist")
-    assert tree(ws / "dist") in (old, new)
+    if (ws / "dist").exists():
+        assert tree(ws / "dist") in (old, new)
+    else:  # killed between its two renames: the old release is whole, beside it
+        (aside,) = [ws / name for name in ours(ws) if "-old-" in name]
+        assert tree(aside) == old
     assert tree(ws / "raw") == tree(releases[0])
-    build(ws / "raw", ws / "dist")
+    build(ws / "raw", ws / "dist")  # the next build: it keeps the ids of the release moved back
     assert ours(ws) == [] and tree(ws / "dist") == new
 
 

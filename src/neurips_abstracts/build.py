@@ -10,7 +10,7 @@ from pathlib import Path
 from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
-from .guard import check_replaceable, temporary_folder
+from .guard import check_replaceable, remove_litter, temporary_folder
 from .errors import DumpError
 from .load import read_meta, read_raw
 from .manifest import build_manifest
@@ -136,6 +136,8 @@ def build(
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
     check_replaceable(out, **guard)
+    for folder in {Path(out), Path(raw_dir).parent / "dist"}:  # a release a killed build moved aside comes back first
+        remove_litter(folder.parent, folder.name)
     with gc_paused():
         result = produce(raw_dir, config, stage, previous)
         with stage("write"):

@@ -27,7 +27,7 @@ def verify(dist: str | Path) -> list[str]:
         what = "no release here (no SHA256SUMS)" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
         raise DumpError(str(dist), what)
     if not sums_path.is_file():
-        return [f"{SUMS}: missing"]
+        return [f"{SUMS}: {'not a file' if sums_path.exists() else 'missing'}"]
     problems = []
     listed = {}
     for number, line in enumerate(sums_path.read_text(encoding="utf-8").splitlines(), start=1):
