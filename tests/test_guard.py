@@ -206,6 +206,7 @@ def test_temporary_folders_of_killed_checks_are_removed(monkeypatch, tmp_path):
 
 
 KILL_POINTS = ["filling", "filled", "moved-aside", "swapped"]
+posix_kill = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX; Windows has no such signal")
 
 
 @pytest.fixture(scope="module")
@@ -246,6 +247,7 @@ def assert_old_or_new_after_recovery(ws: Path, releases) -> None:
     assert ours(ws) == [] and tree(ws / "dist") == new
 
 
+@posix_kill
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_build_killed_at_each_step_leaves_old_or_new(tmp_path, releases, point):
     ws = killed_workspace(tmp_path, releases)
@@ -259,6 +261,7 @@ def test_build_killed_at_each_step_leaves_old_or_new(tmp_path, releases, point):
     assert_old_or_new_after_recovery(ws, releases)
 
 
+@posix_kill
 @pytest.mark.parametrize("delay", [0.5, 1.5, 3.0])
 def test_build_killed_at_a_time_leaves_old_or_new(tmp_path, releases, delay):
     """Kills land wherever the build is after ``delay`` seconds (start-up, reading, writing or

@@ -265,7 +265,16 @@ def markdown_table() -> str:
     """The message each command gives for each wrong input, as a markdown table."""
     import tempfile
 
-    rows = ["| wrong input | command | exit | message |", "|---|---|---|---|"]
+    root = getattr(os, "geteuid", lambda: -1)() == 0
+    rows = [
+        "Each command run in a fresh copy of a workspace (raw/ with two dumps, dist/ built from them, "
+        "notes.txt, folder.txt/, empty/, good.txt, other/ holding pyproject.toml); every row exits "
+        "non-zero, shows no traceback and writes nothing (tests/test_wrong_inputs.py). Rows marked "
+        "(subprocess) ran as a new process, the others through click's runner in-process."
+        + (" Run as root: an unreadable file is mode 0o000 and open() refuses it as the kernel does "
+           "for other users (root reads such files)." if root else ""),
+        "",
+        "| wrong input | command | exit | message |", "|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         from neurips_abstracts.build import build
 
