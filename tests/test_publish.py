@@ -334,3 +334,99 @@ def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
     proc = run_cli("publish", "--dry-run", "--stage", str(raw), "--raw", str(raw), "--dist", str(dist), cwd=project)
     assert proc.returncode == 1 and "give a new folder" in proc.stderr
     assert {p.name: p.read_bytes() for p in raw.iterdir()} == before
+
+
+# --- faults at every Hub call ---------------------------------------------------------------
+
+FAULT_KINDS = ("503", "timeout", "reset")
+WRITES = {"create repo", "LFS upload", "commit", "tag"}  # the answer is lost after the Hub applied the request
+HF_RETRIES = {"pre-upload", "LFS batch", "LFS upload"}  # huggingface_hub retries these itself (http_backoff)
+FAULT_TABLE = [(step, kind) for step in ("create repo", "pre-upload", "LFS batch", "LFS upload", "commit",
+                                         "applied-commit check", "tag") for kind in FAULT_KINDS]
+TIMEOUT = "2"  # seconds the client waits on a "timeout" fault; long enough for any answer of the test Hub
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """One committed project for all the fault cases: publishing never writes to it."""
+    return project.__wrapped__(tmp_path_factory.mktemp("faults"))
+
+
+def one_release_on_the_hub(hub, repo_id):
+    """The repository holds its initial commit and one release commit on it, tagged, and
+    nothing else: no second commit, not even one that is not on the branch."""
+    repo = hub.repos[repo_id]
+    head = repo.commits[repo.branches["main"]]
+    assert head.message == f"Release {TAG}" and repo.commits[head.parent].parent is None
+    assert len(repo.commits) == 2 and repo.tags == {TAG: head.oid}
+    return head
+
+
+def publish_in_process(project, hub, **config):
+    """The library call the CLI makes once its checks pass: the real client, its output kept."""
+    from huggingface_hub import constants
+
+    from neurips_abstracts.publish import PublishConfig, PublishError
+    from neurips_abstracts.publish import publish as run_publish
+
+    lines = []
+    constants.HF_HUB_DISABLE_XET = True  # see publish(): the LFS batch path is the one under test
+    try:
+        result = run_publish(project / "dist", hub_repo(), token=TOKEN, endpoint=hub.endpoint,
+                             config=PublishConfig(**{"backoff_seconds": 0.01, "timeout_seconds": 5.0, **config}),
+                             log=lines.append)
+    except PublishError as exc:
+        result = exc
+    assert not any(TOKEN in line for line in lines) and TOKEN not in str(result)
+    return result, lines
+
+
+@pytest.mark.parametrize("step, kind", FAULT_TABLE, ids=[f"{s}-{k}" for s, k in FAULT_TABLE])
+def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, step, kind):
+    after = step in WRITES
+    attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
+    if step == "applied-commit check":  # reached when a commit went through but its answer was lost
+        hub.fail_step("commit", "502", after=True)
+        attempts = "2"
+        hub.fail_step(step, kind, times=2)
+    else:
+        hub.fail_step(step, kind, after=after)
+    proc = publish(released, hub, "--attempts", attempts, "--timeout", TIMEOUT)
+    assert [fault.kind for fault, _ in hub.injected][-1] == kind
+    assert "Traceback" not in proc.stderr
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    if step in HF_RETRIES:  # huggingface_hub's own retry absorbed it
+        assert proc.returncode == 0 and failed == [], proc.stderr
+        assert len(hub.step_requests(step)) >= 2
+    else:
+        assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+        expect = {"create repo": "nothing was published", "commit": "run publish again, it tags that commit",
+                  "applied-commit check": "run publish again, it tags that commit", "tag": "run publish again to tag it"}
+        assert expect[step] in failed[0] and "gave up after" in failed[0]
+    commits_before = len(hub.commits_received())
+
+    result, lines = publish_in_process(released, hub)
+    assert isinstance(result, dict), result
+    head = one_release_on_the_hub(hub, hub_repo())
+    assert result["commit"] == head.oid
+    if step in ("commit", "applied-commit check", "tag"):  # the commit reached the Hub: only tagged now
+        assert len(hub.commits_received()) == commits_before
+        assert "no new commit" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("kind, after", [("503", False), ("reset", True)])
+def test_a_fault_at_the_nth_request_never_makes_a_second_commit(released, hub, kind, after):
+    """Every request of a publish in turn: the first run fails there or retries past it, the
+    second ends with the one tagged release."""
+    with Hub(hub.users) as clean:
+        assert isinstance(publish_in_process(released, clean)[0], dict)
+        total = len(clean.requests)
+    assert total >= 10
+    for n in range(1, total + 1):
+        with Hub(hub.users) as h:
+            h.fail_nth(n, kind, after=after)
+            first, _ = publish_in_process(released, h, attempts=1)
+            assert [f for f, _ in h.injected], n
+            second, lines = publish_in_process(released, h)
+            assert isinstance(second, dict), (n, first, second)
+            one_release_on_the_hub(h, hub_repo())
