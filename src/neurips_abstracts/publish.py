@@ -296,7 +296,10 @@ class _Hub:
             except httpx2.TransportError as exc:  # timeouts, refused or reset connections, broken answers
                 reason = type(exc).__name__
             if attempt == self.config.attempts:
-                raise HubUnavailable(f"{what}: gave up after {attempt} attempts ({reason}) talking to {self.endpoint}")
+                raise HubUnavailable(
+                    f"{what}: gave up after {attempt} attempt{'s' if attempt > 1 else ''} ({reason}) talking to "
+                    f"{self.endpoint}"
+                )
             self.log(f"{what}: {reason}, retrying in {wait:g} s (attempt {attempt + 1} of {self.config.attempts})")
             time.sleep(wait)
             wait *= 2
@@ -415,8 +418,8 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
             return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
 
         with _then(
-            f"the commit may have been applied without its tag: run publish again, it tags that commit "
-            f"instead of making a second one",
+            "the commit may have reached the Hub without its tag: run publish again, it tags that commit "
+            "instead of making a second one",
             only=HubUnavailable,
         ):
             info = hub.call(
@@ -441,7 +444,7 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
             refs_now = hub.call("tag", api.list_repo_refs, repo_id, repo_type="dataset")
             return True if any(t.name == plan.tag and t.target_commit == commit_oid for t in refs_now.tags) else None
 
-        with _then(f"commit {commit_oid[:12]} is on the Hub without its tag {plan.tag}: run publish again to tag it"):
+        with _then(f"commit {commit_oid[:12]} is on the Hub, its tag {plan.tag} may be missing: run publish again to tag it"):
             if move_tag:
                 hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset")
             hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
