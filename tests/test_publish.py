@@ -25,10 +25,9 @@ def git(cwd, *args):
                         "GIT_COMMITTER_EMAIL": "t@x"})
 
 
-@pytest.fixture
-def project(tmp_path):
+def make_project(parent):
     """A committed checkout holding raw/ (the two seed dumps) and its build in dist/."""
-    root = tmp_path / "project"
+    root = parent / "project"
     (root / "raw").mkdir(parents=True)
     for f in seed_files():
         shutil.copy(f, root / "raw" / f.name)
@@ -37,6 +36,11 @@ def project(tmp_path):
     git(root, "add", "-A")
     git(root, "commit", "-qm", "release")
     return root
+
+
+@pytest.fixture
+def project(tmp_path):
+    return make_project(tmp_path)
 
 
 @pytest.fixture
@@ -349,7 +353,7 @@ TIMEOUT = "2"  # seconds the client waits on a "timeout" fault; long enough for 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """One committed project for all the fault cases: publishing never writes to it."""
-    return project.__wrapped__(tmp_path_factory.mktemp("faults"))
+    return make_project(tmp_path_factory.mktemp("faults"))
 
 
 def one_release_on_the_hub(hub, repo_id):
@@ -362,17 +366,22 @@ def one_release_on_the_hub(hub, repo_id):
     return head
 
 
-def publish_in_process(project, hub, **config):
-    """The library call the CLI makes once its checks pass: the real client, its output kept."""
+@pytest.fixture
+def no_xet(monkeypatch):
+    """HF_HUB_DISABLE_XET=1 for the client in this process: the LFS batch path is the one under test."""
     from huggingface_hub import constants
 
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+
+
+def publish_in_process(project, hub, force_tag=False, **config):
+    """The library call the CLI makes once its checks pass: the real client, its output kept."""
     from neurips_abstracts.publish import PublishConfig, PublishError
     from neurips_abstracts.publish import publish as run_publish
 
     lines = []
-    constants.HF_HUB_DISABLE_XET = True  # see publish(): the LFS batch path is the one under test
     try:
-        result = run_publish(project / "dist", hub_repo(), token=TOKEN, endpoint=hub.endpoint,
+        result = run_publish(project / "dist", hub_repo(), token=TOKEN, endpoint=hub.endpoint, force_tag=force_tag,
                              config=PublishConfig(**{"backoff_seconds": 0.01, "timeout_seconds": 5.0, **config}),
                              log=lines.append)
     except PublishError as exc:
@@ -382,7 +391,7 @@ def publish_in_process(project, hub, **config):
 
 
 @pytest.mark.parametrize("step, kind", FAULT_TABLE, ids=[f"{s}-{k}" for s, k in FAULT_TABLE])
-def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, step, kind):
+def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, no_xet, step, kind):
     after = step in WRITES
     attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
     if step == "applied-commit check":  # reached when a commit went through but its answer was lost
@@ -403,6 +412,8 @@ def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(r
         expect = {"create repo": "nothing was published", "commit": "run publish again, it tags that commit instead",
                   "applied-commit check": "run publish again, it tags that commit instead", "tag": "run publish again to tag it"}
         assert expect[step] in failed[0] and "gave up after" in failed[0]
+        cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]  # --timeout, not the Hub, ended the wait
+        assert cause in failed[0], failed[0]
     commits_before = len(hub.commits_received())
 
     result, lines = publish_in_process(released, hub)
@@ -415,7 +426,7 @@ def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(r
 
 
 @pytest.mark.parametrize("kind, attempts", [("reset", 1), ("503", 2)])
-def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, kind, attempts):
+def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, no_xet, kind, attempts):
     """Every request of a publish in turn is applied and its answer lost. With one attempt the run
     stops there and the next run finishes the release; with a retry the run itself recognises
     what went through and finishes. Either way: one tagged release commit."""
@@ -434,3 +445,13 @@ def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, 
                 result, lines = publish_in_process(released, h)
                 assert isinstance(result, dict), (n, h.requests[n - 1].path, result)
             assert result["commit"] == one_release_on_the_hub(h, hub_repo()).oid
+
+
+def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub, no_xet):
+    repo = hub.add_repo(hub_repo(), hub_repo().split("/")[0], {"README.md": b"---\n---\nolder release"})
+    older = repo.tags[TAG] = repo.branches["main"]
+    hub.fail("DELETE", r"/tag/", 503, after=True)
+    result, lines = publish_in_process(released, hub, force_tag=True)
+    assert isinstance(result, dict), result
+    assert "move tag: the Hub had already applied an earlier try" in "\n".join(lines)
+    assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older

@@ -15,8 +15,8 @@ Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.
   by its git blob id. Republishing the same release is a no-op, and a commit that the Hub applied
   although its answer was lost is recognised as ours when the retry is refused.
 * A run can stop at any Hub call (a 5xx, a timeout, a reset connection) and the next run
-  finishes the release: a branch head holding this release's files and message is the commit
-  of an earlier run, so it is tagged, not committed again. Every failure is one line saying
+  finishes the release: a branch head holding exactly this release's files is the commit of an
+  earlier run (or the same content), so it is tagged, not committed again. Every failure is one line saying
   whether anything reached the Hub and what to do.
 """
 
@@ -273,9 +273,11 @@ class _Hub:
     def redact(self, text: str) -> str:
         return text.replace(self.token, "***") if self.token else text
 
-    def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None, **kwargs):
-        """``fn(*args, **kwargs)``, retried on transient errors. When the Hub answers 409/412,
-        ``recover()`` may show that an earlier try went through: its result is returned instead."""
+    def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None,
+             recover_on: tuple[int, ...] = (409, 412), **kwargs):
+        """``fn(*args, **kwargs)``, retried on transient errors. When the Hub answers a status of
+        ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
+        returned instead."""
         import httpx2  # what huggingface_hub talks through: its network errors are httpx2's
         from huggingface_hub.errors import HfHubHTTPError
 
@@ -285,7 +287,7 @@ class _Hub:
                 return fn(*args, **kwargs)
             except HfHubHTTPError as exc:
                 status = exc.response.status_code if exc.response is not None else None
-                if status in (409, 412) and recover is not None:
+                if status in recover_on and recover is not None:
                     recovered = recover()
                     if recovered is not None:
                         self.log(f"{what}: the Hub had already applied an earlier try; nothing more to do")
@@ -444,9 +446,15 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
             refs_now = hub.call("tag", api.list_repo_refs, repo_id, repo_type="dataset")
             return True if any(t.name == plan.tag and t.target_commit == commit_oid for t in refs_now.tags) else None
 
+        def untagged_earlier():
+            """True if the tag is gone: an earlier try of the deletion went through."""
+            refs_now = hub.call("move tag", api.list_repo_refs, repo_id, repo_type="dataset")
+            return None if any(t.name == plan.tag for t in refs_now.tags) else True
+
         with _then(f"commit {commit_oid[:12]} is on the Hub, its tag {plan.tag} may be missing: run publish again to tag it"):
             if move_tag:
-                hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset")
+                hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset",
+                         recover=untagged_earlier, recover_on=(404,))
             hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
                      tag_message=plan.message, recover=tagged_earlier)
     base = f"{hub.endpoint}/datasets/{repo_id}"
