@@ -11,8 +11,11 @@ LFS (``*.parquet`` in a new dataset repository), that is binary or of 10 MiB or 
 under ``lfs``. huggingface_hub sends LFS files through Xet when hf_xet is installed: the tests
 set HF_HUB_DISABLE_XET=1, so the client's LFS batch path is the one that runs.
 
-Every request is recorded. Faults can be queued per endpoint to test refusals and retries,
-either instead of the answer or after the request was applied (a lost answer).
+Every request is recorded. Faults can be queued to test refusals, retries and recovery: for
+the Nth request, for the next requests of a publish step (``STEPS``), or for any method and path.
+A fault is an HTTP status, a timeout (the answer never comes: the handler holds the connection
+until the client gives up) or a connection reset (the socket is closed with RST, no answer), and
+happens either instead of handling the request or after it was applied (the answer is lost).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import fnmatch
 import hashlib
 import json
 import re
+import socket
+import struct
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +34,42 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 
 LFS_THRESHOLD = 10 * 1024 * 1024
+
+# The requests that make each step of a publish, as (method, path regex). The applied-commit
+# check starts with a refs read like the one before the commit: its fault skips that one.
+STEPS = {
+    "whoami": ("GET", r"^/api/whoami-v2$"),
+    "create repo": ("POST", r"^/api/repos/create$"),
+    "read refs": ("GET", r"^/api/datasets/[^/]+/[^/]+/refs$"),
+    "pre-upload": ("POST", r"^/api/datasets/[^/]+/[^/]+/preupload/"),
+    "LFS batch": ("POST", r"\.git/info/lfs/objects/batch$"),
+    "LFS upload": ("PUT", r"^/lfs-upload/"),
+    "commit": ("POST", r"^/api/datasets/[^/]+/[^/]+/commit/"),
+    "applied-commit check": ("GET", r"^/api/datasets/[^/]+/[^/]+/refs$"),
+    "tag": ("POST", r"^/api/datasets/[^/]+/[^/]+/tag/"),
+}
+SKIP = {"applied-commit check": 1}  # matching requests of earlier steps
+STALL_SECONDS = 30  # how long a "timeout" fault holds a connection at most (the client gives up first)
+
+
+@dataclass
+class Fault:
+    """``kind`` is an HTTP status as a string ("503"), "timeout" or "reset"."""
+
+    kind: str
+    after: bool = False  # apply the request first, then fail: the client never learns it went through
+    method: str | None = None  # with ``path``: the requests it matches
+    path: str | None = None
+    nth: int | None = None  # or: the Nth request the Hub receives (1-based)
+    skip: int = 0  # matching requests to let through first
+
+    def matches(self, number: int, method: str, path: str) -> bool:
+        if self.nth is not None:
+            return number == self.nth
+        if method != self.method or re.search(self.path, path) is None:
+            return False
+        self.skip -= 1
+        return self.skip < 0
 
 
 def git_blob_oid(data: bytes) -> str:
@@ -91,7 +132,9 @@ class Hub:
         self.users = users
         self.repos: dict[str, Repo] = {}
         self.requests: list[Request] = []
-        self.faults: list[tuple[str, str, int, bool]] = []  # (method, path regex, status, after), used once each
+        self.faults: list[Fault] = []  # each used once, the first that matches a request
+        self.injected: list[tuple[Fault, "Request"]] = []  # faults that happened, with their request
+        self.stalls = threading.Event()  # set on exit: releases the connections "timeout" faults hold
         self.before_commit = None  # callable(hub, repo_id) run when a commit arrives
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -103,6 +146,7 @@ class Hub:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.stalls.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -112,10 +156,24 @@ class Hub:
         repo.branches["main"] = first.oid
         return repo
 
-    def fail(self, method: str, path_regex: str, status: int, times: int = 1, after: bool = False) -> None:
-        """Answer the next ``times`` matching requests with ``status``: instead of handling them,
-        or, with ``after``, once they were handled (the client never learns they succeeded)."""
-        self.faults.extend([(method, path_regex, status, after)] * times)
+    def fail(self, method: str, path_regex: str, status: int | str, times: int = 1, after: bool = False,
+             skip: int = 0) -> None:
+        """Fail ``times`` matching requests, after letting ``skip`` through, with ``status`` (or
+        "timeout", "reset"): instead of handling them, or, with ``after``, once they were handled
+        (the client never learns they succeeded)."""
+        self.faults.extend(Fault(str(status), after, method, path_regex, skip=skip) for _ in range(times))
+
+    def fail_step(self, step: str, kind: str, times: int = 1, after: bool = False) -> None:
+        """Fail the next ``times`` requests of a publish step (a key of ``STEPS``)."""
+        self.fail(*STEPS[step], kind, times=times, after=after, skip=SKIP.get(step, 0))
+
+    def fail_nth(self, n: int, kind: str, after: bool = False) -> None:
+        """Fail the Nth request the Hub receives, counting from 1 since it started."""
+        self.faults.append(Fault(str(kind), after, nth=n))
+
+    def step_requests(self, step: str) -> list["Request"]:
+        method, path = STEPS[step]
+        return [r for r in self.requests if r.method == method and re.search(path, r.path)]
 
     def head_files(self, repo_id: str, branch: str = "main") -> dict[str, bytes]:
         repo = self.repos[repo_id]
@@ -161,18 +219,31 @@ class Hub:
                 req = Request(method, unquote(url.path), parse_qs(url.query), headers, body)
                 with hub.lock:
                     hub.requests.append(req)
-                    fault = next((f for f in hub.faults if f[0] == method and re.search(f[1], req.path)), None)
+                    number = len(hub.requests)
+                    # every fault sees every request: each counts the matches it skips
+                    fault = next(iter([f for f in hub.faults if f.matches(number, method, req.path)]), None)
                     if fault is not None:
                         hub.faults.remove(fault)
-                        if not fault[3]:
-                            return self._send(fault[2], {"error": f"injected {fault[2]}"})
-                    try:
-                        status, payload = hub.route(req)
-                    except Exception as exc:  # a bug in the test hub must show, not hang the client
-                        status, payload = 500, {"error": f"test hub error: {exc!r}"}
-                    if fault is not None:
-                        status, payload = fault[2], {"error": f"injected {fault[2]} after applying the request"}
-                self._send(status, payload)
+                        hub.injected.append((fault, req))
+                    if fault is None or fault.after:
+                        try:
+                            status, payload = hub.route(req)
+                        except Exception as exc:  # a bug in the test hub must show, not hang the client
+                            status, payload = 500, {"error": f"test hub error: {exc!r}"}
+                if fault is None:
+                    return self._send(status, payload)
+                self._inject(fault)
+
+            def _inject(self, fault: Fault) -> None:
+                self.close_connection = True
+                if fault.kind == "timeout":  # no answer until the client gives up and closes
+                    hub.stalls.wait(STALL_SECONDS)
+                elif fault.kind == "reset":  # RST instead of an answer
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
+                else:
+                    when = "after applying the request" if fault.after else "instead of handling the request"
+                    self._send(int(fault.kind), {"error": f"injected {fault.kind} {when}"})
 
             def _read_chunked(self) -> bytes:
                 body = b""

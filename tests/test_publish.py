@@ -25,10 +25,9 @@ def git(cwd, *args):
                         "GIT_COMMITTER_EMAIL": "t@x"})
 
 
-@pytest.fixture
-def project(tmp_path):
+def make_project(parent):
     """A committed checkout holding raw/ (the two seed dumps) and its build in dist/."""
-    root = tmp_path / "project"
+    root = parent / "project"
     (root / "raw").mkdir(parents=True)
     for f in seed_files():
         shutil.copy(f, root / "raw" / f.name)
@@ -37,6 +36,11 @@ def project(tmp_path):
     git(root, "add", "-A")
     git(root, "commit", "-qm", "release")
     return root
+
+
+@pytest.fixture
+def project(tmp_path):
+    return make_project(tmp_path)
 
 
 @pytest.fixture
@@ -334,3 +338,120 @@ def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
     proc = run_cli("publish", "--dry-run", "--stage", str(raw), "--raw", str(raw), "--dist", str(dist), cwd=project)
     assert proc.returncode == 1 and "refused: it is the raw folder" in proc.stderr
     assert {p.name: p.read_bytes() for p in raw.iterdir()} == before
+
+
+# --- faults at every Hub call ---------------------------------------------------------------
+
+FAULT_KINDS = ("503", "timeout", "reset")
+WRITES = {"create repo", "LFS upload", "commit", "tag"}  # the answer is lost after the Hub applied the request
+HF_RETRIES = {"pre-upload", "LFS batch", "LFS upload"}  # huggingface_hub retries these itself (http_backoff)
+FAULT_TABLE = [(step, kind) for step in ("create repo", "pre-upload", "LFS batch", "LFS upload", "commit",
+                                         "applied-commit check", "tag") for kind in FAULT_KINDS]
+TIMEOUT = "2"  # seconds the client waits on a "timeout" fault; long enough for any answer of the test Hub
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """One committed project for all the fault cases: publishing never writes to it."""
+    return make_project(tmp_path_factory.mktemp("faults"))
+
+
+def one_release_on_the_hub(hub, repo_id):
+    """The repository holds its initial commit and one release commit on it, tagged, and
+    nothing else: no second commit, not even one that is not on the branch."""
+    repo = hub.repos[repo_id]
+    head = repo.commits[repo.branches["main"]]
+    assert head.message == f"Release {TAG}" and repo.commits[head.parent].parent is None
+    assert len(repo.commits) == 2 and repo.tags == {TAG: head.oid}
+    return head
+
+
+@pytest.fixture
+def no_xet(monkeypatch):
+    """HF_HUB_DISABLE_XET=1 for the client in this process: the LFS batch path is the one under test."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+
+
+def publish_in_process(project, hub, force_tag=False, **config):
+    """The library call the CLI makes once its checks pass: the real client, its output kept."""
+    from neurips_abstracts.publish import PublishConfig, PublishError
+    from neurips_abstracts.publish import publish as run_publish
+
+    lines = []
+    try:
+        result = run_publish(project / "dist", hub_repo(), token=TOKEN, endpoint=hub.endpoint, force_tag=force_tag,
+                             config=PublishConfig(**{"backoff_seconds": 0.01, "timeout_seconds": 5.0, **config}),
+                             log=lines.append)
+    except PublishError as exc:
+        result = exc
+    assert not any(TOKEN in line for line in lines) and TOKEN not in str(result)
+    return result, lines
+
+
+@pytest.mark.parametrize("step, kind", FAULT_TABLE, ids=[f"{s}-{k}" for s, k in FAULT_TABLE])
+def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, no_xet, step, kind):
+    after = step in WRITES
+    attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
+    if step == "applied-commit check":  # reached when a commit went through but its answer was lost
+        hub.fail_step("commit", "502", after=True)
+        attempts = "2"
+        hub.fail_step(step, kind, times=2)
+    else:
+        hub.fail_step(step, kind, after=after)
+    proc = publish(released, hub, "--attempts", attempts, "--timeout", TIMEOUT)
+    assert [fault.kind for fault, _ in hub.injected][-1] == kind
+    assert "Traceback" not in proc.stderr
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    if step in HF_RETRIES:  # huggingface_hub's own retry absorbed it
+        assert proc.returncode == 0 and failed == [], proc.stderr
+        assert len(hub.step_requests(step)) >= 2
+    else:
+        assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+        expect = {"create repo": "nothing was published", "commit": "run publish again, it tags that commit instead",
+                  "applied-commit check": "run publish again, it tags that commit instead", "tag": "run publish again to tag it"}
+        assert expect[step] in failed[0] and "gave up after" in failed[0]
+        cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]  # --timeout, not the Hub, ended the wait
+        assert cause in failed[0], failed[0]
+    commits_before = len(hub.commits_received())
+
+    result, lines = publish_in_process(released, hub)
+    assert isinstance(result, dict), result
+    head = one_release_on_the_hub(hub, hub_repo())
+    assert result["commit"] == head.oid
+    if step in ("commit", "applied-commit check", "tag"):  # the commit reached the Hub: only tagged now
+        assert len(hub.commits_received()) == commits_before
+        assert "no new commit" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("kind, attempts", [("reset", 1), ("503", 2)])
+def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, no_xet, kind, attempts):
+    """Every request of a publish in turn is applied and its answer lost. With one attempt the run
+    stops there and the next run finishes the release; with a retry the run itself recognises
+    what went through and finishes. Either way: one tagged release commit."""
+    with Hub(hub.users) as clean:
+        assert isinstance(publish_in_process(released, clean)[0], dict)
+        total = len(clean.requests)
+    assert total >= 10
+    for n in range(1, total + 1):
+        with Hub(hub.users) as h:
+            h.fail_nth(n, kind, after=True)
+            result, lines = publish_in_process(released, h, attempts=attempts)
+            assert [f for f, _ in h.injected], n
+            if attempts > 1:
+                assert isinstance(result, dict), (n, h.requests[n - 1].path, result)
+            else:
+                result, lines = publish_in_process(released, h)
+                assert isinstance(result, dict), (n, h.requests[n - 1].path, result)
+            assert result["commit"] == one_release_on_the_hub(h, hub_repo()).oid
+
+
+def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub, no_xet):
+    repo = hub.add_repo(hub_repo(), hub_repo().split("/")[0], {"README.md": b"---\n---\nolder release"})
+    older = repo.tags[TAG] = repo.branches["main"]
+    hub.fail("DELETE", r"/tag/", 503, after=True)
+    result, lines = publish_in_process(released, hub, force_tag=True)
+    assert isinstance(result, dict), result
+    assert "move tag: the Hub had already applied an earlier try" in "\n".join(lines)
+    assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older

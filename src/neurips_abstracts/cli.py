@@ -203,11 +203,16 @@ def _repo_id(ctx, param, value: str | None) -> str:
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
-def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff) -> None:
+@click.option("--timeout", type=float, default=None,
+              help="Seconds to wait on any one network operation before it counts as failed (default: 120).")
+def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff,
+            timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
 
     Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
-    dry run exits 1 for the same reasons. DIST names the repository in pyproject.toml
+    dry run exits 1 for the same reasons. A publish stopped by a Hub failure says in one line
+    what reached the Hub; running it again finishes the release (it tags a commit an earlier run
+    made, never committing twice). DIST names the repository in pyproject.toml
     (hub-repo); for another --repo-id the same build is rendered for that repository, and that
     is what is uploaded. The token comes from HF_TOKEN or `hf auth login`; HF_ENDPOINT selects
     another Hub.
@@ -259,7 +264,9 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
         try:
             result = run_publish(
                 staged, repo_id, revision=revision, private=private, force_tag=force_tag,
-                config=PublishConfig(attempts=attempts, backoff_seconds=backoff), log=click.echo,
+                config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
+                                     **({} if timeout is None else {"timeout_seconds": timeout})),
+                log=click.echo,
             )
         except PublishError as exc:
             click.echo(f"publish failed: {exc}", err=True)
