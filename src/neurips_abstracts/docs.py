@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .build import STAGES
 from .release import DATASHEET, PROJECT_ROOT
+from .resources import checkout
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -315,6 +316,18 @@ def refresh(dist: Path, root: Path = PROJECT_ROOT) -> list[Path]:
             path.write_text(text, encoding="utf-8", newline="\n")
             changed.append(path)
     return changed
+
+
+def docs_skipped(dist: str | Path) -> str | None:
+    """Why the project's generated docs go with no build of ``dist`` (None: they go with it).
+    README.md and DATASHEET.md are the checkout's, made from its own dist/ alone: `build`
+    refreshes them and `check` compares them only for that folder."""
+    root = checkout()
+    if root is None:
+        return "no checkout of the project here (an installed package), so the project's README.md and DATASHEET.md were not compared"
+    if Path(dist).resolve() != root / "dist":
+        return f"{Path(dist).as_posix()}/ is not the dist/ of the checkout at {root}, so its README.md and DATASHEET.md were not compared"
+    return None
 
 
 def stale(dist: Path, root: Path = PROJECT_ROOT) -> list[str]:
