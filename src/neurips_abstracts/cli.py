@@ -236,13 +236,16 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 def verify(dist_dir: str) -> None:
     """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
 
-    Exits 1 and lists every problem: a file changed, missing or unlisted, or metadata describing
-    other bytes or row counts than the Parquet files hold.
+    Exits 1 and lists every problem: a file changed, missing or unlisted, metadata describing
+    other bytes or row counts than the Parquet files hold, or what the standards' own validators
+    say: frictionless of the data package and its rows, mlcroissant of the Croissant file (when
+    installed: pip install 'neurips-abstracts[croissant]'; otherwise the message says it was not).
 
     \b
     Example:
         python build_dataset.py verify dist
     """
+    from .verify import croissant_validator
     from .verify import verify as run_verify
 
     problems = run_verify(dist_dir)
@@ -251,7 +254,10 @@ def verify(dist_dir: str) -> None:
     if problems:
         click.echo(f"{dist_dir}/ does not verify ({plural(len(problems), 'problem')})", err=True)
         sys.exit(1)
-    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")
+    missing = croissant_validator()
+    croissant = f"croissant.json was not validated: {missing}" if missing else "mlcroissant validates croissant.json"
+    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata; frictionless validates "
+               f"datapackage.json and its rows; {croissant}")
 
 
 def _repo_id(ctx, param, value: str | None) -> str:
@@ -400,13 +406,16 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
 def diff(old, new, fmt, write_changelog) -> None:
     """Show what changed from OLD to NEW: papers added, removed and revised, new duplicates, counts.
 
-    Each side is a dist/ folder or a git revision of this repository (its committed dist/).
+    Each side is a dist/ folder, a released version or a git revision of this repository (its
+    committed dist/). A version (1.0.0 or v1.0.0) needs no tag: it is the first commit in git
+    history whose dist/build_manifest.json holds it with a dated CHANGELOG entry for it (the
+    release commit; for a release from before dated entries, the first commit holding it).
     Markdown is ready for a pull-request comment.
 
     \b
     Example:
         python build_dataset.py diff origin/main dist
-        python build_dataset.py diff v1.0.0 dist --write-changelog
+        python build_dataset.py diff 1.0.0 dist --write-changelog
     """
     import json
 

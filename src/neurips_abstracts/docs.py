@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .build import STAGES
 from .release import DATASHEET, PROJECT_ROOT
-from .resources import checkout
+from .resources import checkout, hub_repo
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -28,13 +28,15 @@ def stats_block(manifest: dict) -> str:
     )
 
 
-def pinned_load_block(manifest: dict) -> str:
+def pinned_load_block(manifest: dict, repo_id: str | None = None) -> str:
+    """How to load the committed version, from the configured Hub repository (hub-repo)."""
+    repo_id = repo_id or hub_repo()
     tag = f"v{manifest['dataset_version']}"
-    hf = f"hf://datasets/OWNER/NAME@{tag}/data"
+    hf = f"hf://datasets/{repo_id}@{tag}/data"
     return f"""```python
 from datasets import load_dataset
-papers = load_dataset("OWNER/NAME", revision="{tag}", split="train")
-occurrences = load_dataset("OWNER/NAME", "occurrences", revision="{tag}", split="train")
+papers = load_dataset("{repo_id}", revision="{tag}", split="train")
+occurrences = load_dataset("{repo_id}", "occurrences", revision="{tag}", split="train")
 ```
 
 ```python
