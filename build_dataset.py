@@ -9,4 +9,4 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 from neurips_abstracts.cli import main  # noqa: E402
 
 if __name__ == "__main__":
-    main()
+    main(prog_name="python build_dataset.py")

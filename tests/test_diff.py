@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from neurips_abstracts.build import build
-from neurips_abstracts.diff import compare, load_side, to_markdown, word_excerpt, write_changelog
+from neurips_abstracts.diff import compare, load_side, release_commit, to_markdown, word_excerpt, write_changelog
 from neurips_abstracts.normalize import normalize
 
 from .conftest import SEED_DIR, copy_seeds, make_dump, run_cli, synthetic_abstracts
@@ -70,6 +70,58 @@ def test_diff_reads_git_revisions(builds, tmp_path):
     assert old.tables["papers"].equals(load_side(str(tmp / "old")).tables["papers"])
     with pytest.raises(ValueError, match="neither a dist/ folder nor a git revision"):
         load_side("no-such-rev", repo=repo)
+
+
+def _commit_dist(repo, source, version, changelog, message):
+    """Commit ``source`` as ``repo``'s dist/, its manifest at ``version``, its changelog ``changelog``."""
+    import shutil
+
+    env = ["-c", "user.name=t", "-c", "user.email=t@x"]
+    shutil.rmtree(repo / "dist", ignore_errors=True)
+    shutil.copytree(source, repo / "dist")
+    manifest = json.loads((repo / "dist" / "build_manifest.json").read_text())
+    manifest["dataset_version"] = version
+    (repo / "dist" / "build_manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (repo / "dist" / "CHANGELOG.md").write_text(changelog)
+    subprocess.run(["git", "-C", str(repo), *env, "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", message], check=True)
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_versions_resolve_from_history_without_tags(builds, tmp_path):
+    """The version in pyproject.toml names the next release, so a version is held by commits
+    before its release (no dated entry yet) and after it only until the bump: the release is the
+    first commit holding it with its dated changelog entry; older releases without dated entries
+    fall back to the first commit holding them with an entry, then to the first holding them."""
+    tmp, *_ = builds
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    first = _commit_dist(repo, tmp / "old", "0.9.0", "# Changelog\n", "work towards 0.9.0")
+    entry = _commit_dist(repo, tmp / "old", "0.9.0", "# Changelog\n\n## 0.9.0\n", "0.9.0, undated entry")
+    _commit_dist(repo, tmp / "old", "1.0.0", "# Changelog\n\n## 0.9.0\n", "bump to 1.0.0")
+    released = _commit_dist(repo, tmp / "new", "1.0.0", "# Changelog\n\n## 1.0.0 (2026-12-01)\n\n## 0.9.0\n", "release 1.0.0")
+    _commit_dist(repo, tmp / "new", "1.1.0", "# Changelog\n\n## 1.0.0 (2026-12-01)\n\n## 0.9.0\n", "bump to 1.1.0")
+    assert subprocess.run(["git", "-C", str(repo), "tag"], capture_output=True, text=True).stdout == ""
+    assert release_commit("1.0.0", repo) == released
+    assert release_commit("0.9.0", repo) == entry != first
+    for spec in ("1.0.0", "v1.0.0"):
+        side = load_side(spec, repo=repo)
+        assert side.version == "1.0.0" and side.label == f"{spec} ({released[:12]})"
+        assert side.tables["papers"].equals(load_side(str(tmp / "new")).tables["papers"])
+    assert load_side("0.9.0", repo=repo).tables["papers"].equals(load_side(str(tmp / "old")).tables["papers"])
+    with pytest.raises(ValueError, match="no commit of the git history .* at version 2.0.0"):
+        load_side("v2.0.0", repo=repo)
+    # a version with no entry at all: the first commit holding it
+    _commit_dist(repo, tmp / "new", "1.2.0", "# Changelog\n", "work towards 1.2.0")
+    _commit_dist(repo, tmp / "old", "1.2.0", "# Changelog\n", "more work towards 1.2.0")
+    assert load_side("1.2.0", repo=repo).tables["papers"].equals(load_side(str(tmp / "new")).tables["papers"])
+
+
+def test_diff_cli_names_a_version_no_commit_held(tmp_path):
+    proc = run_cli("diff", "v999.0.0", "dist", cwd=tmp_path)
+    assert proc.returncode == 1 and "v999.0.0: error: no commit of the git history" in proc.stderr and "Traceback" not in proc.stderr
+    help_text = run_cli("diff", "--help").stdout
+    assert "python build_dataset.py diff 1.0.0 dist" in help_text and "no tag" in help_text
 
 
 def test_word_excerpt():

@@ -7,7 +7,7 @@ import pytest
 from neurips_abstracts.config import BuildConfig
 from neurips_abstracts.validate import validate
 
-from .conftest import CORPORA, HEADER, SEED_DIR, require_shared, run_cli, seed_files
+from .conftest import CORPORA, HEADER, SEED_DIR, copy_seeds, require_shared, run_cli, seed_files
 
 ABSTRACT = (
     "We study the sample complexity of learning sparse linear models under heavy-tailed noise and show "
@@ -22,7 +22,6 @@ def dump(*records: str, header: str = HEADER) -> bytes:
 
 # name -> (file name, bytes, expected code, severity, expected line or None)
 CASES = {
-    "file-name": ("new-dump.txt", dump(ABSTRACT), "file-name", "error", None),
     "encoding": ("010_0000000000000001.txt", dump(ABSTRACT) + b"\n\nBad \xe9 byte", "parse", "error", 5),
     "header": ("010_0000000000000002.txt", dump(ABSTRACT, header="ICML 2026 论文列表"), "parse", "error", 1),
     "no-header": ("010_0000000000000003.txt", ABSTRACT.encode(), "parse", "error", 1),
@@ -141,7 +140,7 @@ def test_github_annotations_cannot_be_forged_by_a_file_name():
 
 
 def test_github_annotation_of_a_crafted_file_name_on_disk(tmp_path):
-    name = "x,title=ok::notice::forged%25.txt"
+    name = "x,title=ok::notice::forged%25.md"
     try:
         (tmp_path / name).write_bytes(dump(ABSTRACT))
     except OSError:  # a file system that refuses ':' in names cannot carry the attack
@@ -150,7 +149,7 @@ def test_github_annotation_of_a_crafted_file_name_on_disk(tmp_path):
     lines = proc.stdout.splitlines()
     assert proc.returncode == 1 and len(lines) == 1
     command, props, data = _runner_parse(lines[0])
-    assert (command, props["file"], props["title"]) == ("error", str(tmp_path / name), "file-name")
+    assert (command, props["file"], props["title"]) == ("error", str(tmp_path / name), "not-a-dump")
 
 
 def test_invisible_line_is_a_separator_and_a_warning(tmp_path):
@@ -260,4 +259,27 @@ def test_missing_path_and_misnamed_dump(tmp_path):
     assert [(f.code, f.message) for f in findings] == [("missing", "no such file")] * 2
     misnamed = tmp_path / "my-dump.txt"
     misnamed.write_bytes(dump(ABSTRACT, "\x07"))
-    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["file-name", "empty-record"]
+    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["empty-record"]
+    assert [f.code for f in validate([misnamed], raw_dir=tmp_path)] == ["file-name", "empty-record", "no-metadata"]
+
+
+def test_name_rule_is_raws_alone_and_add_agrees(tmp_path):
+    """A contributor's own file is judged by its content wherever it is; inside raw/ its name
+    must be NNN_<hex>.txt, and `add` (which names files) accepts what validate accepts outside."""
+    raw = copy_seeds(tmp_path / "raw")
+    mine = tmp_path / "my_crawl.txt"
+    mine.write_bytes(dump(ABSTRACT))
+    outside = run_cli("validate", "--raw", str(raw), str(mine))
+    assert outside.returncode == 0 and "file-name" not in outside.stdout, outside.stdout
+    assert outside.stderr.strip() == "0 errors, 0 warnings"
+    for folder in (tmp_path / "mine", raw):
+        folder.mkdir(exist_ok=True)
+        (folder / "my_crawl.txt").write_bytes(dump(ABSTRACT.replace("We", "They")))
+    elsewhere = run_cli("validate", "--raw", str(raw), str(tmp_path / "mine"))
+    assert elsewhere.returncode == 0, elsewhere.stdout
+    inside = run_cli("validate", "--raw", str(raw), str(raw / "my_crawl.txt"))
+    assert inside.returncode == 1 and "[file-name]" in inside.stdout
+    assert "1 error, " in inside.stderr, inside.stderr
+    (raw / "my_crawl.txt").unlink()
+    added = run_cli("add", str(mine), "--raw", str(raw))
+    assert added.returncode == 0 and f"added {raw.as_posix()}/" in added.stdout, added.stderr

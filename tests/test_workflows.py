@@ -2,6 +2,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,9 @@ def test_workflows_run_only_commands_that_exist(workflow):
                     assert word in options, f"{workflow.name}: {m.group(1)} has no option {word}"
             used += 1
         if line.startswith("python -m pip install"):
-            assert "-e ." in line or "-e '.[test]'" in line
+            m = re.search(r"-e (?:\.(?:\s|$)|'\.\[([\w-]+)\]')", line)
+            extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+            assert m and (m.group(1) is None or m.group(1) in extras), line
     assert used >= 1
     pytest_lines = [r for r in runs if "pytest" in r]
     for r in pytest_lines:

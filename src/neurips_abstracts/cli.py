@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
+import inspect
 import sys
 from pathlib import Path
 
@@ -13,17 +15,83 @@ from .contracts import ContractError
 from .errors import DumpError
 
 
+DOC_PROG = "python build_dataset.py"  # how the help texts write the command; shown as the user invoked it
+
+
+def invoked(ctx: click.Context | None = None) -> str:
+    """The command as the user typed it: `python build_dataset.py`, `neurips-abstracts` or
+    `python -m neurips_abstracts` (each entry point passes its name as ``prog_name``)."""
+    ctx = ctx or click.get_current_context(silent=True)
+    return ctx.find_root().info_name if ctx and ctx.find_root().info_name else DOC_PROG
+
+
+def plural(n: int, word: str) -> str:
+    """``1 error``, ``2 errors``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+class AsInvokedCommand(click.Command):
+    """A command whose help shows its examples with the command the user invoked."""
+
+    def format_help_text(self, ctx, formatter):
+        _help_text(self, ctx, formatter)
+
+
+def _help_text(cmd: click.Command, ctx: click.Context, formatter) -> None:
+    text = inspect.cleandoc(cmd.help or "").partition("\f")[0].replace(DOC_PROG, invoked(ctx))
+    if text:
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(text)
+
+
 class DefaultBuildGroup(ReportsErrors):
-    """Runs ``build`` when no command is named, so ``python build_dataset.py`` builds."""
+    """Runs ``build`` when no command is named (nothing, or build's options), so
+    ``python build_dataset.py`` builds; any other word must be a command."""
+
+    command_class = AsInvokedCommand
+
+    def format_help_text(self, ctx, formatter):
+        _help_text(self, ctx, formatter)
 
     def parse_args(self, ctx, args):
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
-            args = ["build", *args]
+        # The group's own flags (--help, --version, ...) stay in front; build is inserted after them.
+        own = {opt for p in self.get_params(ctx) if isinstance(p, click.Option) and p.is_flag for opt in p.opts}
+        i = 0
+        while i < len(args) and args[i] in own:
+            i += 1
+        if i == len(args) or args[i].startswith("-"):
+            args = [*args[:i], "build", *args[i:]]
         return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx, args):
+        name = args[0]
+        if not name.startswith("-") and self.get_command(ctx, name) is None and not ctx.resilient_parsing:
+            commands = self.list_commands(ctx)
+            near = difflib.get_close_matches(name, commands, n=1, cutoff=0.5)
+            if near:
+                hint = f"Did you mean '{near[0]}'?"
+            elif name == "help":
+                hint = f"Did you mean '{invoked(ctx)} --help'?"
+            else:
+                hint = "Commands: " + ", ".join(commands) + "."
+            raise click.UsageError(f"No such command '{name}'. {hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+
+def _print_version(ctx: click.Context, param, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from .resources import dataset_version
+
+    click.echo(f"neurips-abstracts {dataset_version()}")
+    ctx.exit()
 
 
 @click.group(cls=DefaultBuildGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, expose_value=False, help=DEBUG_HELP)  # read by ReportsErrors
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version and exit.")
 def main() -> None:
     """Build the NeurIPS 2026 abstracts dataset from raw dumps.
 
@@ -77,7 +145,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from .build import BESIDE_RAW
     from .build import build as run_build
 
-    from .docs import refresh
+    from .docs import docs_skipped, refresh
     from .release import PROJECT_ROOT
 
     try:
@@ -86,7 +154,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
             s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
     except (DumpError, ContractError) as exc:
         _fail(exc)
-    if Path(out_dir).resolve() == PROJECT_ROOT / "dist":
+    if docs_skipped(out_dir) is None:
         for path in refresh(PROJECT_ROOT / "dist"):
             click.echo(f"refreshed {path.relative_to(PROJECT_ROOT)}")
     rel = s["relations"]
@@ -134,26 +202,35 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str)
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
 @click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's DATASHEET.md and README.md.")
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
-    """Rebuild into a temporary folder and fail if DIST, DATASHEET.md or README.md differ from it.
+    """Rebuild RAW into a temporary folder and fail if DIST differs from it.
 
-    Exits 1 and names every stale file; `python build_dataset.py build` fixes them.
+    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md and README.md
+    are compared too (unless --no-docs); anywhere else (an installed package, another folder)
+    only DIST is, and the message says so. Exits 1 and names every stale file;
+    `python build_dataset.py build` fixes them.
 
     \b
     Example:
         python build_dataset.py check
     """
     from .build import check as run_check
+    from .docs import docs_skipped
 
+    skipped = "--no-docs: the project's README.md and DATASHEET.md were not compared" if no_docs else docs_skipped(dist_dir)
     try:
-        stale = run_check(raw_dir, dist_dir, docs=not no_docs)
+        stale = run_check(raw_dir, dist_dir, docs=skipped is None)
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if stale:
         for name in stale:
             click.echo(f"stale: {name}", err=True)
-        click.echo(f"generated files are out of date with {raw_dir}/; run: python build_dataset.py build", err=True)
+        click.echo(f"generated files are out of date with {raw_dir}/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
+                   err=True)
         sys.exit(1)
-    click.echo(f"{dist_dir}/ and the generated docs are up to date with {raw_dir}/")
+    if skipped:
+        click.echo(f"{dist_dir}/ is up to date with {raw_dir}/; {skipped}")
+    else:
+        click.echo(f"{dist_dir}/, DATASHEET.md and README.md are up to date with {raw_dir}/")
 
 
 @main.command()
@@ -161,22 +238,28 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 def verify(dist_dir: str) -> None:
     """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
 
-    Exits 1 and lists every problem: a file changed, missing or unlisted, or metadata describing
-    other bytes or row counts than the Parquet files hold.
+    Exits 1 and lists every problem: a file changed, missing or unlisted, metadata describing
+    other bytes or row counts than the Parquet files hold, or what the standards' own validators
+    say: frictionless of the data package and its rows, mlcroissant of the Croissant file (when
+    installed: pip install 'neurips-abstracts[croissant]'; otherwise the message says it was not).
 
     \b
     Example:
         python build_dataset.py verify dist
     """
+    from .verify import croissant_validator
     from .verify import verify as run_verify
 
     problems = run_verify(dist_dir)
     for problem in problems:
         click.echo(f"{dist_dir}/{problem}", err=True)
     if problems:
-        click.echo(f"{dist_dir}/ does not verify ({len(problems)} problems)", err=True)
+        click.echo(f"{dist_dir}/ does not verify ({plural(len(problems), 'problem')})", err=True)
         sys.exit(1)
-    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata")
+    missing = croissant_validator()
+    croissant = f"croissant.json was not validated: {missing}" if missing else "mlcroissant validates croissant.json"
+    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata; frictionless validates "
+               f"datapackage.json and its rows; {croissant}")
 
 
 def _repo_id(ctx, param, value: str | None) -> str:
@@ -228,13 +311,13 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
 
     from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_problem, stage_release
     from .publish import publish as run_publish
-    from .release import PROJECT_ROOT
+    from .docs import docs_skipped
     from .verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
     if not (dist / "build_manifest.json").is_file():
-        _fail(DumpError(dist_dir, "no build here: run `python build_dataset.py build` first"))
-    is_project = dist.resolve() == PROJECT_ROOT / "dist"
+        _fail(DumpError(dist_dir, f"no build here: run `{invoked()} build` first"))
+    is_project = docs_skipped(dist) is None
     if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
         _fail(DumpError(stage_dir, problem))
     with temporary_folder() as tmp:
@@ -286,8 +369,9 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
 def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 
-    The build's own rules, with its messages. Errors (exit 1): not UTF-8, wrong or missing
-    header, file name not NNN_<16 hex>.txt, over the size limit, binary content, a record with
+    The build's own rules, with its messages, and the same content rules as `add`. Errors
+    (exit 1): not UTF-8, wrong or missing header, a file in RAW named other than NNN_<16 hex>.txt
+    (the name rule is RAW's alone: `add` names the files it copies in), over the size limit, binary content, a record with
     no visible text, a copy of another dump, a dump whose bytes no longer match its metadata
     file or the release that published it (edited), a metadata file that is invalid, has no dump
     or changes published dates, anything else in the folder but .txt dumps and their .json
@@ -299,7 +383,7 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
 
     \b
     Example:
-        python build_dataset.py validate raw/004_0123456789abcdef.txt
+        python build_dataset.py validate ~/Downloads/neurips2026.txt
         python build_dataset.py validate --format json
     """
     import dataclasses
@@ -318,7 +402,7 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
         for f in findings:
             click.echo(f.github() if fmt == "github" else f.text())
         errors = sum(f.severity == "error" for f in findings)
-        click.echo(f"{errors} errors, {len(findings) - errors} warnings", err=True)
+        click.echo(f"{plural(errors, 'error')}, {plural(len(findings) - errors, 'warning')}", err=True)
     if any(f.severity == "error" for f in findings):
         sys.exit(1)
 
@@ -331,13 +415,16 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
 def diff(old, new, fmt, write_changelog) -> None:
     """Show what changed from OLD to NEW: papers added, removed and revised, new duplicates, counts.
 
-    Each side is a dist/ folder or a git revision of this repository (its committed dist/).
+    Each side is a dist/ folder, a released version or a git revision of this repository (its
+    committed dist/). A version (1.0.0 or v1.0.0) needs no tag: it is the first commit in git
+    history whose dist/build_manifest.json holds it with a dated CHANGELOG entry for it (the
+    release commit; for a release from before dated entries, the first commit holding it).
     Markdown is ready for a pull-request comment.
 
     \b
     Example:
         python build_dataset.py diff origin/main dist
-        python build_dataset.py diff v1.0.0 dist --write-changelog
+        python build_dataset.py diff 1.0.0 dist --write-changelog
     """
     import json
 

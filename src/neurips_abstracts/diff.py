@@ -1,12 +1,14 @@
 """What changed between two builds: for pull-request comments and changelog entries.
 
-Each side is a dist/ folder or a git revision of this repository (its committed dist/).
+Each side is a dist/ folder, a released version (``1.0.0`` or ``v1.0.0``: found in git history,
+no tag needed) or a git revision of this repository (its committed dist/).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +18,8 @@ import pyarrow.parquet as pq
 
 from .errors import DumpError
 from .previous import damaged
-from .release import PROJECT_ROOT
+from .release import changelog_date
+from .resources import checkout
 from .schema import TABLES
 from .write import data_path
 
@@ -46,19 +49,68 @@ def _read_parquet(data: bytes) -> pa.Table:
     return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
 
 
-def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
-    """A dist/ folder, or a git revision whose committed dist/ is read with `git show`.
-    DumpError naming the file if it holds no release or a damaged one."""
+VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+
+
+def _git_text(repo: Path, revision: str, rel: str) -> str | None:
+    proc = _git(repo, "show", f"{revision}:dist/{rel}")
+    return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
+
+
+def release_commit(version: str, repo: Path) -> str | None:
+    """The commit of ``repo``'s history that released ``version``, read from dist/ alone: the
+    first whose build manifest holds that version and whose CHANGELOG has a dated entry for it.
+    The release step writes that entry, while the version in pyproject.toml already names the
+    next release between releases, so the first commit holding a version is usually not its
+    release. For releases from before dated entries: the first commit holding the version with
+    an entry for it, else the first holding it at all. None if no commit held it."""
+    log = _git(repo, "log", "--reverse", "--format=%H", "--", "dist/build_manifest.json", "dist/CHANGELOG.md")
+    if log.returncode != 0:
+        return None
+    entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
+    with_entry = first_held = None
+    for commit in log.stdout.decode().split():
+        manifest = _git_text(repo, commit, "build_manifest.json")
+        try:
+            held = manifest is not None and json.loads(manifest).get("dataset_version") == version
+        except ValueError:
+            held = False
+        if held:
+            changelog = _git_text(repo, commit, "CHANGELOG.md") or ""
+            if changelog_date(changelog, version):
+                return commit
+            first_held = first_held or commit
+            with_entry = with_entry or (commit if entry.search(changelog) else None)
+    return with_entry or first_held
+
+
+def load_side(spec: str, repo: Path | None = None) -> Side:
+    """A dist/ folder, a released version (``1.0.0``, ``v1.0.0``) or a git revision; the last
+    two are read from the repository's history with `git show` (``repo``: the checkout the
+    package runs from, else the current folder)."""
+    repo = repo or checkout() or Path.cwd()
     path = Path(spec)
+    label = spec
     if (path.exists() or path.is_symlink()) and not path.is_dir():
-        raise DumpError(spec, "not a folder: give a dist/ folder or a git revision")
+        raise DumpError(spec, "not a folder: give a dist/ folder, a released version or a git revision")
     if path.is_dir():
         if not (path / "build_manifest.json").is_file():
             raise DumpError(spec, "no release here (no build_manifest.json): give a dist/ folder or a git revision")
         read = lambda rel: (path / rel).read_bytes()  # noqa: E731
     else:
+        revision = spec
+        if m := VERSION_RE.fullmatch(spec):
+            revision = release_commit(m[1], repo)
+            if revision is None:
+                raise DumpError(spec, f"no commit of the git history of {repo} has dist/build_manifest.json at version {m[1]}")
+            label = f"{spec} ({revision[:12]})"
+
         def read(rel: str) -> bytes:
-            proc = subprocess.run(["git", "-C", str(repo), "show", f"{spec}:dist/{rel}"], capture_output=True)
+            proc = _git(repo, "show", f"{revision}:dist/{rel}")
             if proc.returncode != 0:
                 raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
             return proc.stdout
@@ -85,7 +137,7 @@ def load_side(spec: str, repo: Path = PROJECT_ROOT) -> Side:
             # A release from before the ids table (1.0.0): its papers were every id it had.
             pid = tables["papers"]["paper_id"]
             tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})
-    return Side(spec, tables, version)
+    return Side(label, tables, version)
 
 
 def word_excerpt(old: str, new: str) -> str:

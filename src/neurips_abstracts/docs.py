@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .build import STAGES
 from .release import DATASHEET, PROJECT_ROOT
+from .resources import checkout, hub_repo
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -27,13 +28,15 @@ def stats_block(manifest: dict) -> str:
     )
 
 
-def pinned_load_block(manifest: dict) -> str:
+def pinned_load_block(manifest: dict, repo_id: str | None = None) -> str:
+    """How to load the committed version, from the configured Hub repository (hub-repo)."""
+    repo_id = repo_id or hub_repo()
     tag = f"v{manifest['dataset_version']}"
-    hf = f"hf://datasets/OWNER/NAME@{tag}/data"
+    hf = f"hf://datasets/{repo_id}@{tag}/data"
     return f"""```python
 from datasets import load_dataset
-papers = load_dataset("OWNER/NAME", revision="{tag}", split="train")
-occurrences = load_dataset("OWNER/NAME", "occurrences", revision="{tag}", split="train")
+papers = load_dataset("{repo_id}", revision="{tag}", split="train")
+occurrences = load_dataset("{repo_id}", "occurrences", revision="{tag}", split="train")
 ```
 
 ```python
@@ -315,6 +318,18 @@ def refresh(dist: Path, root: Path = PROJECT_ROOT) -> list[Path]:
             path.write_text(text, encoding="utf-8", newline="\n")
             changed.append(path)
     return changed
+
+
+def docs_skipped(dist: str | Path) -> str | None:
+    """Why the project's generated docs go with no build of ``dist`` (None: they go with it).
+    README.md and DATASHEET.md are the checkout's, made from its own dist/ alone: `build`
+    refreshes them and `check` compares them only for that folder."""
+    root = checkout()
+    if root is None:
+        return "no checkout of the project here (an installed package), so the project's README.md and DATASHEET.md were not compared"
+    if Path(dist).resolve() != root / "dist":
+        return f"{Path(dist).as_posix()}/ is not the dist/ of the checkout at {root}, so its README.md and DATASHEET.md were not compared"
+    return None
 
 
 def stale(dist: Path, root: Path = PROJECT_ROOT) -> list[str]:

@@ -17,6 +17,13 @@ from pathlib import Path
 CHECKOUT_ROOT = Path(__file__).resolve().parents[2]
 
 
+def checkout() -> Path | None:
+    """The checkout the package runs from (editable install, ``PYTHONPATH=src``,
+    build_dataset.py), or None for an installed wheel, which has no project folder behind it."""
+    is_checkout = (CHECKOUT_ROOT / "pyproject.toml").is_file() and (CHECKOUT_ROOT / "src" / __package__).is_dir()
+    return CHECKOUT_ROOT if is_checkout else None
+
+
 def resource(rel: str) -> Traversable:
     """The run-time file ``rel`` (a path relative to the repository root, like ``schema/papers.schema.json``)."""
     packaged = resources.files(__package__).joinpath("_resources", *rel.split("/"))

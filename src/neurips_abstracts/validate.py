@@ -149,16 +149,25 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
 
     Folders and files go through the build's own rules (``load.entry_problem``), so whatever
     validate passes the build accepts; no link out of a folder is followed, and no file that
-    breaks a rule is read, except a misnamed dump (its content is checked too).
+    breaks a rule is read, except a misnamed dump (its content is checked too). The file-name
+    rule is raw/'s alone: a dump anywhere else is named by `add`, so there only its content
+    counts, as for `add`.
     """
     files: list[Path] = []
     findings: list[Finding] = []
+    raw = Path(raw_dir)
+
+    def named_by_raw(e: DumpError, folder: Path) -> bool:
+        """Whether a problem counts: the file-name rule only inside ``raw_dir``."""
+        return e.code != "file-name" or (raw.is_dir() and folder.resolve() == raw.resolve())
+
     for p in map(Path, paths):
         if p.is_dir() and not p.is_symlink():
             dumps, problems = folder_entries(p, str(p))
             files.extend(dumps)
             for e in problems:
-                findings.append(_error(str(p) if e.code == "empty-folder" else str(p / e.file), e))
+                if named_by_raw(e, p):
+                    findings.append(_error(str(p) if e.code == "empty-folder" else str(p / e.file), e))
                 if e.code == "file-name":  # a misnamed dump is still worth checking
                     files.append(p / e.file)
             continue
@@ -166,7 +175,7 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
             files.append(p.parent / (p.name[: -len(".json")] + ".txt"))
             continue
         problem = entry_problem(p, p.parent, str(p.parent))
-        if problem is not None:
+        if problem is not None and named_by_raw(problem, p.parent):
             findings.append(_error(str(p), problem))
         if problem is None or problem.code == "file-name":
             files.append(p)
@@ -176,7 +185,6 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
     # one it copies is still a copy.
     first_with: dict[str, Path] = {}
     in_raw: dict[str, str] = {}  # dumps of raw_dir checked here -> sha256: their metadata is checked too
-    raw = Path(raw_dir)
     if raw.is_dir():
         for q in folder_entries(raw, str(raw))[0]:
             first_with.setdefault(hashlib.sha256(q.read_bytes()).hexdigest(), q.absolute())

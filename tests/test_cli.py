@@ -1,0 +1,59 @@
+"""The command line as a user meets it: unknown commands, help, version, what messages claim."""
+
+import shutil
+
+import pytest
+
+from neurips_abstracts.resources import dataset_version
+
+from .conftest import copy_seeds, run_cli
+
+
+@pytest.mark.parametrize("word, hint", [
+    ("buidl", "Did you mean 'build'?"),
+    ("verfy", "Did you mean 'verify'?"),
+    ("help", "Did you mean 'python build_dataset.py --help'?"),
+    ("frobnicate", "Commands: add, build, check, diff, publish, validate, verify."),
+])
+def test_an_unknown_command_is_named_with_the_nearest_one(word, hint, tmp_path):
+    proc = run_cli(word, "--raw", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 2 and f"No such command '{word}'. {hint}" in proc.stderr, proc.stderr
+    assert "unexpected extra argument" not in proc.stderr and not list(tmp_path.iterdir())
+
+
+def test_build_is_the_command_only_when_none_is_named(tmp_path):
+    raw = copy_seeds(tmp_path / "raw")
+    proc = run_cli("--raw", str(raw), "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert proc.returncode == 0 and (tmp_path / "out" / "build_manifest.json").is_file(), proc.stderr
+    assert run_cli("--help").stdout.startswith("Usage: python build_dataset.py [OPTIONS] COMMAND")
+
+
+def test_version_and_help_examples_as_invoked():
+    proc = run_cli("--version")
+    assert (proc.returncode, proc.stdout) == (0, f"neurips-abstracts {dataset_version()}\n")
+    text = run_cli("diff", "--help").stdout
+    assert "Usage: python build_dataset.py diff" in text and "    python build_dataset.py diff 1.0.0 dist" in text
+
+
+def test_check_says_only_what_it_checked(tmp_path):
+    raw = copy_seeds(tmp_path / "raw")
+    assert run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), cwd=tmp_path).returncode == 0
+    args = ("check", "--raw", str(raw), "--dist", str(tmp_path / "dist"))
+    other = run_cli(*args, cwd=tmp_path)
+    assert other.returncode == 0, other.stderr
+    assert "is not the dist/ of the checkout" in other.stdout and "README.md and DATASHEET.md were not compared" in other.stdout
+    no_docs = run_cli(*args, "--no-docs", cwd=tmp_path)
+    assert no_docs.returncode == 0 and "--no-docs: the project's README.md and DATASHEET.md were not compared" in no_docs.stdout
+    assert "generated docs are up to date" not in other.stdout + no_docs.stdout
+    shutil.rmtree(tmp_path / "dist" / "data")
+    stale = run_cli(*args, cwd=tmp_path)
+    assert stale.returncode == 1 and f"run: python build_dataset.py build --raw {raw} --out {tmp_path / 'dist'}" in stale.stderr
+
+
+def test_counts_agree_in_number(tmp_path):
+    from .conftest import HEADER
+
+    one = tmp_path / "one.txt"
+    one.write_bytes(HEADER.encode() + b"\n\nWe study things.\n\n\x07")
+    proc = run_cli("validate", str(one), "--raw", str(tmp_path / "none"), cwd=tmp_path)
+    assert proc.returncode == 1 and proc.stderr.strip() == "1 error, 1 warning", proc.stdout + proc.stderr
