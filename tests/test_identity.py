@@ -237,8 +237,13 @@ def test_removed_dump_retires_its_papers_and_they_stay_listed(repo, tmp_path):
     d = compare(load_side(str(tmp_path / "v1")), load_side(str(repo / "dist")))
     assert sorted(x["paper_id"] for x in d["removed"]) == sorted(gone)
 
-    # The same dump added again: the same records, so the removed ids come back.
-    add_dump(saved, repo / "raw", added="2026-11-30")
+    # The same dump added again: the same records, so the removed ids come back. Its facts are
+    # those the first release published for these bytes; other dates are refused, naming both.
+    with pytest.raises(AddError, match=r"added 2026-11-30 \(published: 2026-10-16\)"):
+        add_dump(saved, repo / "raw", added="2026-11-30")
+    _, side, _ = add_dump(saved, repo / "raw")
+    meta = json.loads(side.read_text())
+    assert (meta["added"], meta["crawled_at"]) == ("2026-10-16", "2026-10-15")
     build(repo / "raw", repo / "dist")
     assert set(papers(repo / "dist")) == set(before)
     assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}

@@ -1,8 +1,10 @@
 """The release published before this build: the registry that paper ids are anchored to.
 
-The committed ``dist/`` is that registry. A build reads from it which paper each raw record
-belonged to and every id it ever published (``ids`` table), and keeps them all: see
-``identity``. This module only reads; it is the build's other input besides ``raw/``.
+The committed ``dist/`` is that registry. A build reads from it every id it ever published
+(``ids`` table), the id each raw record ever published was first published under, even for dumps
+removed since, and the facts of every dump ever published (``published_dumps`` in
+``build_manifest.json``), and keeps them all: see ``identity`` and ``sidecar``. This module only
+reads; it is the build's other input besides ``raw/``.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sidecar import DumpMeta
 from .write import data_path
 
 MANIFEST = "build_manifest.json"
+PUBLISHED_DUMPS, FIRST_IDS = "published_dumps", "first_ids"  # the registry's keys in the manifest
 
 
 @dataclass(frozen=True)
@@ -31,11 +35,14 @@ class PreviousRelease:
 
     path: str
     version: str
-    paper_of_record: dict[str, str]  # identity.record_key (dump sha256 and byte offset) -> paper_id
+    # identity.record_key (dump sha256 and byte offset) -> the id the record was first published
+    # under, for every record ever published (dumps removed since included)
+    owners: dict[str, str]
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
     ids: tuple[IdRow, ...]  # every id the release published or had retired
-    # dump file name -> (added, crawled_at) as published; absent for releases before metadata files
-    dump_dates: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # dump sha256 -> its published facts (``file`` is the name it was first published under), for
+    # every dump ever published; empty for releases before metadata files
+    dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
 
 
 def is_release(path: str | Path) -> bool:
@@ -56,7 +63,7 @@ def read_previous(path: str | Path) -> PreviousRelease:
 
     occ = pq.read_table(p / data_path("occurrences"), columns=["paper_id", "source_file", "source_sha256", "byte_start"],
                         use_threads=False)
-    paper_of = {
+    owners = {
         record_key(sha, start): pid
         for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
     }
@@ -71,8 +78,14 @@ def read_previous(path: str | Path) -> PreviousRelease:
     else:  # a release from before the ids table (1.0.0): its papers were all there was
         papers = pq.read_table(p / data_path("papers"), columns=["paper_id"], use_threads=False)["paper_id"].to_pylist()
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
-    dates = {i["file"]: (i["added"], i["crawled_at"]) for i in manifest.get("inputs", []) if "added" in i}
-    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, dates)
+    facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
+             for i in manifest.get("inputs", []) if "added" in i}
+    for d in manifest.get(PUBLISHED_DUMPS, []):  # releases that keep a registry of every dump
+        facts[d["sha256"]] = DumpMeta(d["file"], d["sha256"], d["crawled_at"], d["source_url"], d["added"])
+        # occurrences give each record its paper now; listed here are the records first
+        # published under another id, and every record of a dump no longer in the release
+        owners.update((record_key(d["sha256"], start), pid) for start, pid in d.get(FIRST_IDS, []))
+    return PreviousRelease(str(path), version, owners, dump_sha, ids, facts)
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
