@@ -73,7 +73,7 @@ def plan_add(
     src = Path(path)
     if not raw.is_dir():
         raise AddError(f"{raw_dir}: raw folder not found")
-    given = added or crawled_at or source_url
+    explicit_added = added
     added = added or dt.datetime.now(dt.timezone.utc).date().isoformat()
     try:
         check_date(added, "added")
@@ -99,9 +99,15 @@ def plan_add(
         if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
             raise AddError(f"{src}: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     name = dump_name(next_number(raw), sha)
+    previous = _previous(raw)
+    old = previous.dump_facts.get(sha) if previous else None
+    if old is not None:  # what is not given is taken from the release; what is given must agree
+        given = DumpMeta(name, sha, crawled_at if crawled_at is not None else old.crawled_at,
+                         source_url if source_url is not None else old.source_url, explicit_added or old.added)
+    else:
+        given = DumpMeta(name, sha, crawled_at, source_url, added)
     try:
-        known = published_meta(name, sha, DumpMeta(name, sha, crawled_at, source_url, added) if given else None,
-                               _previous(raw))
+        known = published_meta(name, sha, given, previous)
     except DumpError as exc:
         raise AddError(f"{src}: not added: {exc.message}") from None
     meta = DumpMeta(name, sha, known.crawled_at, known.source_url, known.added or added, None)
