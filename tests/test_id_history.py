@@ -9,8 +9,9 @@ test keeps on its own (which id each record was first published under, which raw
 had), not against the code's registry:
 
 1. every id ever published is in ``ids`` and resolves: ``current`` is a paper; ``merged`` points
-   at a current paper holding records first published under the merged id; ``removed`` only
-   while raw/ holds no record first published under it;
+   at a current paper holding records the merged id holds; ``removed`` only while raw/ holds no
+   record the id holds (an id holds the records first published under it and the record it was
+   founded by);
 2. a new id is never an id seen before, and is derived from its paper's founding record; no
    paper holds two current ids;
 3. an id's ``first_release`` never changes;
@@ -109,6 +110,7 @@ class IdHistory(RuleBasedStateMachine):
         # The model: what every release said, kept by the test itself.
         self.first_release: dict[str, str] = {}
         self.owner: dict[str, str] = {}  # record key -> the id it was first published under
+        self.founder: dict[str, str] = {}  # record key -> the id it founded (an id holds that record too)
         self.seen: dict[frozenset, dict] = {}  # dumps (sha256s) of a release's raw/ -> what it gave
 
     def teardown(self):
@@ -262,6 +264,7 @@ class IdHistory(RuleBasedStateMachine):
                 assert r["first_release"] == version and r["status"] == "current"
                 founding = next(o for o in occ if o["paper_id"] == pid)  # rows are in added order
                 assert pid == new_paper_id(founding["source_sha256"], founding["byte_start"])
+                self.founder[record_key(founding["source_sha256"], founding["byte_start"])] = pid
         current = {pid for pid, r in ids.items() if r["status"] == "current"}
         assert current == set(papers)  # each paper holds exactly one current id
         assert all(ids[pid]["paper_id"] == pid for pid in current)
@@ -272,6 +275,8 @@ class IdHistory(RuleBasedStateMachine):
         owned_here: dict[str, set] = {}
         for key, pid in present.items():
             owned_here.setdefault(self.owner[key], set()).add(pid)
+            if key in self.founder:
+                owned_here.setdefault(self.founder[key], set()).add(pid)
         # 1. every id resolves.
         for pid, r in ids.items():
             if r["status"] == "merged":
@@ -308,3 +313,45 @@ def test_ids_hold_under_any_history():
 @pytest.mark.slow
 def test_ids_hold_under_any_history_long():
     run_state_machine_as_test(IdHistory, settings=SLOW)
+
+
+def run_steps(steps) -> None:
+    """Run one sequence of steps on a fresh repository (a failing sequence found, kept)."""
+    state = IdHistory()
+    try:
+        for name, kwargs in steps:
+            getattr(state, name)(**kwargs)
+    finally:
+        state.teardown()
+
+
+def test_kept_sequence_a_registry_that_forgets_removed_dumps():
+    """Found against a registry that kept no record of removed dumps: the rebuild on the release
+    lost which ids the removed dump's records had (check's fixpoint broke)."""
+    run_steps([
+        ("first_dump", {"size": 1}), ("rebuild", {}), ("rebuild", {}),
+        ("add", {"crawled": True, "kind": "revision", "seed": 19037, "size": 3, "then_rebuild": True}), ("rebuild", {}),
+        ("add", {"crawled": False, "kind": "new", "seed": 32257, "size": 4, "then_rebuild": False}),
+        ("remove", {"pick": 96, "then_rebuild": True}),
+    ])
+
+
+def test_kept_sequence_an_id_founded_by_a_record_of_another_id():
+    """Found by the slow run: a paper split off one whose id stayed with the other part got a new
+    id founded by a record first published under the old one; later merged, that id must still
+    point at the paper holding its founding record, and is never removed while that record is in
+    raw/."""
+    run_steps([
+        ("first_dump", {"size": 1}), ("delete_metadata", {"pick": 31, "then_rebuild": True}),
+        ("rebuild", {}), ("delete_metadata", {"pick": 66, "then_rebuild": False}), ("rebuild", {}),
+        ("delete_metadata", {"pick": 7, "then_rebuild": True}),
+        ("add", {"crawled": True, "kind": "revision", "seed": 54000, "size": 1, "then_rebuild": True}),
+        ("add", {"crawled": False, "kind": "copy", "seed": 65535, "size": 1, "then_rebuild": True}),
+        ("remove", {"pick": 63, "then_rebuild": True}),
+        ("remove", {"pick": 17, "then_rebuild": False}),
+        ("delete_metadata", {"pick": 47, "then_rebuild": False}),
+        ("delete_metadata", {"pick": 9, "then_rebuild": False}),
+        ("edit_metadata", {"days_back": 101, "pick": 14, "then_rebuild": False}),
+        ("add", {"crawled": True, "kind": "mix", "seed": 62559, "size": 3, "then_rebuild": False}),
+        ("remove", {"pick": 27, "then_rebuild": True}),
+    ])

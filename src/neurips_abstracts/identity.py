@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .previous import IdRow, PreviousRelease
+from .previous import FIRST_IDS, FOUNDED, IdRow, PreviousRelease
 
 CURRENT, MERGED, REMOVED = "current", "merged", "removed"
 
@@ -73,6 +73,7 @@ class Identity:
     # the registry this build publishes: record_key -> owner, for the records whose owner is not
     # the paper holding them in this build, and for every record of a dump not in this build
     first_ids: dict[str, str] = field(default_factory=dict)
+    founded_by: dict[str, str] = field(default_factory=dict)  # id -> its founding record, where another id owns it
     published_dumps: dict = field(default_factory=dict)  # sha256 -> DumpMeta: the facts the previous release kept
 
 
@@ -90,10 +91,13 @@ def assign_ids(
     """
     prev_rows = {r.id: r for r in previous.ids} if previous else {}
     owners = previous.owners if previous else {}
+    founded_by = previous.founded_by if previous else {}
     founds = {c: f.candidate_ids() for c, f in founding.items()}
+    founder_of = {key: pid for pid, key in founded_by.items()}
 
     # Which clusters each registered id claims: [records it owns there, first position, derived there].
     first_pos: dict[int, int] = {}
+    founded_here: dict[str, int] = {}  # id -> the cluster holding the record it was derived from
     claims: dict[str, dict[int, list]] = {}
     for pos, (key, c) in enumerate(zip(keys, cluster)):
         first_pos.setdefault(c, pos)
@@ -104,13 +108,17 @@ def assign_ids(
                 seen[c][0] += 1
             else:
                 seen[c] = [1, pos]
+        if key in founder_of:  # the record an id was derived from, owned by another id
+            founded_here[founder_of[key]] = c
+            claims.setdefault(founder_of[key], {}).setdefault(c, [0, pos])
     for c, candidates in founds.items():
         for pid in candidates:
             if pid in prev_rows:
+                founded_here[pid] = c
                 claims.setdefault(pid, {}).setdefault(c, [0, first_pos[c]])
     held: dict[int, list[tuple[tuple, str]]] = {}
     for pid, by_cluster in claims.items():
-        home = min(by_cluster, key=lambda c: (pid not in founds[c], -by_cluster[c][0], by_cluster[c][1]))
+        home = min(by_cluster, key=lambda c: (founded_here.get(pid) != c, -by_cluster[c][0], by_cluster[c][1]))
         held.setdefault(home, []).append(((_version_key(prev_rows[pid].first_release), by_cluster[home][1], pid), pid))
 
     paper_of: dict[int, str] = {}
@@ -124,6 +132,7 @@ def assign_ids(
 
     # New papers, in order of their founding record; an id is never given twice.
     taken = set(prev_rows)
+    new_founded: dict[str, str] = {}
     for c in sorted(set(cluster) - set(paper_of), key=lambda c: (founding[c].source_sha256, founding[c].byte_start)):
         f = founding[c]
         attempt = 0
@@ -133,6 +142,7 @@ def assign_ids(
             pid = new_paper_id(f.source_sha256, f.byte_start, attempt)
         taken.add(pid)
         paper_of[c] = pid
+        new_founded[pid] = record_key(f.source_sha256, f.byte_start)
 
     rows: dict[str, IdRow] = {}
     added: list[str] = []
@@ -155,6 +165,10 @@ def assign_ids(
     # The registry after this build: records new here belong to the paper holding them.
     here = {key: paper_of[c] for key, c in zip(keys, cluster)}
     first_ids = {key: pid for key, pid in owners.items() if here.get(key) != pid}
+    # An id founded by a record first published under another id (a paper split off one whose
+    # id stayed with the other part) holds that record too: the registry keeps which it was.
+    founded = dict(founded_by)
+    founded.update((pid, key) for pid, key in new_founded.items() if owners.get(key, pid) != pid)
     return Identity(
         paper_of_cluster=paper_of,
         ids=[rows[k] for k in sorted(rows)],
@@ -162,6 +176,7 @@ def assign_ids(
         merged=sorted(merged),
         removed=sorted(removed),
         first_ids=first_ids,
+        founded_by=founded,
         published_dumps=dict(previous.dump_facts) if previous else {},
     )
 
@@ -169,7 +184,8 @@ def assign_ids(
 def registry(dumps: Sequence, meta: dict, identity: Identity) -> list[dict]:
     """What a release keeps for the next build, per dump ever published (sorted by SHA-256): its
     facts (``sidecar.published_meta``) and the records first published under another id than the
-    paper holding them now (all of them for a dump no longer in ``raw/``)."""
+    paper holding them now (all of them for a dump no longer in ``raw/``), and the ids founded by
+    a record another id owns."""
     facts = dict(identity.published_dumps)
     for d in dumps:
         facts[d.sha256] = meta[d.name]
@@ -177,13 +193,19 @@ def registry(dumps: Sequence, meta: dict, identity: Identity) -> list[dict]:
     for key, pid in identity.first_ids.items():
         sha, _, start = key.partition(":")
         owned.setdefault(sha, []).append([int(start), pid])
+    founded: dict[str, list] = {}
+    for pid, key in identity.founded_by.items():
+        sha, _, start = key.partition(":")
+        founded.setdefault(sha, []).append([int(start), pid])
     out = []
     for sha in sorted(facts):
         m = facts[sha]
         entry = {"sha256": sha, "file": m.published_as or m.file, "added": m.added, "crawled_at": m.crawled_at,
                  "source_url": m.source_url}
         if sha in owned:
-            entry["first_ids"] = sorted(owned[sha])
+            entry[FIRST_IDS] = sorted(owned[sha])
+        if sha in founded:
+            entry[FOUNDED] = sorted(founded[sha])
         out.append(entry)
     return out
 
@@ -192,15 +214,18 @@ def broken_promises(ids: Sequence[IdRow], keys: Sequence[str], paper_ids: Sequen
                     previous: PreviousRelease | None) -> list[tuple[str, list[str]]]:
     """The id invariants a build's ``ids`` table breaks against the registry of ``previous``, given
     every record of the build (``record_key``) and the paper holding it: (what, ids) pairs, none if
-    all hold. Checked by the contracts on every build; the card's Stable ids section states them."""
+    all hold. An id holds the records first published under it and the record it was founded by.
+    Checked by the contracts on every build; the card's Stable ids section states them."""
     if previous is None:
         return []
     rows = {r.id: r for r in ids}
-    holding: dict[str, set[str]] = {}  # id -> papers holding records it owns
+    founder_of = {key: pid for pid, key in previous.founded_by.items()}
+    holding: dict[str, set[str]] = {}  # id -> papers holding records it holds
     for key, pid in zip(keys, paper_ids):
-        owner = previous.owners.get(key)
-        if owner is not None:
-            holding.setdefault(owner, set()).add(pid)
+        for owner in (previous.owners.get(key), founder_of.get(key)):
+            if owner is not None:
+                holding.setdefault(owner, set()).add(pid)
+    published = {r.id for r in previous.ids}
     out = []
     for what, bad in (
         ("published ids missing from ids", [r.id for r in previous.ids if r.id not in rows]),
@@ -209,16 +234,9 @@ def broken_promises(ids: Sequence[IdRow], keys: Sequence[str], paper_ids: Sequen
         ("ids removed although raw/ holds records first published under them",
          [i for i, r in rows.items() if r.status == REMOVED and i in holding]),
         ("merged ids whose paper holds none of their records",
-         [i for i, r in rows.items() if r.status == MERGED and r.paper_id not in holding.get(i, ())
-          and not _derived_in(i, r.paper_id, keys, paper_ids)]),
-        ("ids new in this build that are not current", [i for i, r in rows.items()
-                                                        if r.status != CURRENT and i not in {x.id for x in previous.ids}]),
+         [i for i, r in rows.items() if r.status == MERGED and r.paper_id not in holding.get(i, ())]),
+        ("ids new in this build that are not current", [i for i, r in rows.items() if r.status != CURRENT and i not in published]),
     ):
         if bad:
             out.append((what, sorted(bad)))
     return out
-
-
-def _derived_in(pid: str, paper: str | None, keys: Sequence[str], paper_ids: Sequence[str]) -> bool:
-    """Whether ``paper`` holds the record id ``pid`` was derived from (an id that owns no record)."""
-    return any(p == paper and new_paper_id(*k.rsplit(":", 1)) == pid for k, p in zip(keys, paper_ids))

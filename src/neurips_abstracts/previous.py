@@ -17,7 +17,7 @@ from .sidecar import DumpMeta
 from .write import data_path
 
 MANIFEST = "build_manifest.json"
-PUBLISHED_DUMPS, FIRST_IDS = "published_dumps", "first_ids"  # the registry's keys in the manifest
+PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ class PreviousRelease:
     # dump sha256 -> its published facts (``file`` is the name it was first published under), for
     # every dump ever published; empty for releases before metadata files
     dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
+    # id -> the record (identity.record_key) it was founded by, where another id owns that record
+    founded_by: dict[str, str] = field(default_factory=dict)
 
 
 def is_release(path: str | Path) -> bool:
@@ -80,12 +82,14 @@ def read_previous(path: str | Path) -> PreviousRelease:
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
     facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
              for i in manifest.get("inputs", []) if "added" in i}
+    founded: dict[str, str] = {}
     for d in manifest.get(PUBLISHED_DUMPS, []):  # releases that keep a registry of every dump
         facts[d["sha256"]] = DumpMeta(d["file"], d["sha256"], d["crawled_at"], d["source_url"], d["added"])
         # occurrences give each record its paper now; listed here are the records first
         # published under another id, and every record of a dump no longer in the release
         owners.update((record_key(d["sha256"], start), pid) for start, pid in d.get(FIRST_IDS, []))
-    return PreviousRelease(str(path), version, owners, dump_sha, ids, facts)
+        founded.update((pid, record_key(d["sha256"], start)) for start, pid in d.get(FOUNDED, []))
+    return PreviousRelease(str(path), version, owners, dump_sha, ids, facts, founded)
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
