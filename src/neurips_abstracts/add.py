@@ -169,7 +169,7 @@ class Impact:
 
     def text(self) -> str:
         if not self.published:
-            return f"{self.dump}: no release in dist/ to compare with: all {self.new_papers} papers are new"
+            return f"{self.dump}: no release in dist/ to compare with: every paper is new ({self.new_papers})"
         lines = [f"{self.dump} adds {self.new_papers} new paper{'s' * (self.new_papers != 1)}"]
         lines.append(f"{len(self.copies)} record{'s are' if len(self.copies) != 1 else ' is an'} exact "
                      f"cop{'ies' if len(self.copies) != 1 else 'y'} of published papers"
@@ -180,7 +180,8 @@ class Impact:
                      + (" (similarity to the text replaced):" if self.canonical else ""))
         lines += [f"  line {line}: {pid} ({sim:.3f})" for line, pid, sim in self.canonical]
         if self.merged:
-            lines.append(f"{len(self.merged)} published ids become merged:")
+            lines.append(f"{len(self.merged)} published id{'s' * (len(self.merged) != 1)} become"
+                         f"{'s' * (len(self.merged) == 1)} merged into another paper:")
             lines += [f"  {pid} -> {into}" for pid, into in self.merged]
         return "\n".join(lines)
 
