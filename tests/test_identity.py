@@ -479,24 +479,28 @@ def test_a_removed_id_comes_back_when_its_dump_is_restored(tmp_path):
 
 
 def test_a_merged_id_redirects_again_when_its_dumps_are_restored(tmp_path):
-    """B merges into A through a bridging dump; A's and B's dumps are removed, then restored
-    exactly: raw/ is what it was when B merged, so B is merged into A again (not a dead end)."""
+    """B merges into A through a bridging dump; every dump holding A or B is removed, then all are
+    restored exactly: raw/ is what it was when B merged, so B is merged into A again (not a dead
+    end with a null paper_id)."""
     raw, dist = tmp_path / "raw", tmp_path / "dist"
     raw.mkdir()
     x, y, z = words(311, 20), words(312, 40), words(313, 20)
+    add_dump(write_file(tmp_path / "o.txt", [abstract(314)]), raw, added="2026-09-30")
     da, _, _ = add_dump(write_file(tmp_path / "a.txt", [" ".join(x + y)]), raw, added="2026-10-01")
     db, _, _ = add_dump(write_file(tmp_path / "b.txt", [" ".join(y + z)]), raw, added="2026-10-02")
     build(raw, dist)
     first = {r["abstract"]: p for p, r in papers(dist).items()}
     a, b = first[" ".join(x + y)], first[" ".join(y + z)]
-    add_dump(write_file(tmp_path / "bridge.txt", [" ".join(y)]), raw, added="2026-10-03")
+    bridge, _, _ = add_dump(write_file(tmp_path / "bridge.txt", [" ".join(y)]), raw, added="2026-10-03")
     build(raw, dist)
     merged = ids_table(dist)
     assert merged[b]["status"] == "merged" and merged[b]["paper_id"] == a
     shutil.copytree(raw, tmp_path / "raw-when-merged")
     _remove(da, tmp_path / "kept")
     _remove(db, tmp_path / "kept")
+    _remove(bridge, tmp_path / "kept")
     build(raw, dist)
+    assert {ids_table(dist)[i]["status"] for i in (a, b)} == {"removed"}
     _restore(tmp_path / "kept", raw)
     build(raw, dist)
     ids = ids_table(dist)
