@@ -95,7 +95,7 @@ def assign_ids(
     founds = {c: f.candidate_ids() for c, f in founding.items()}
     founder_of = {key: pid for pid, key in founded_by.items()}
 
-    # Which clusters each registered id claims: [records it owns there, first position, derived there].
+    # Which clusters each registered id claims: [records it owns there, first position there].
     first_pos: dict[int, int] = {}
     founded_here: dict[str, int] = {}  # id -> the cluster holding the record it was derived from
     claims: dict[str, dict[int, list]] = {}
@@ -159,8 +159,10 @@ def assign_ids(
         status, target = (MERGED, merged_into[pid]) if pid in merged_into else (REMOVED, None)
         retired = old.retired_release if old.status == status else version
         rows[pid] = IdRow(pid, target, status, old.first_release, retired)
-        if old.status == CURRENT:
-            (merged.append((pid, target)) if status == MERGED else removed.append(pid))
+        if old.status == CURRENT and status == MERGED:
+            merged.append((pid, target))
+        elif old.status == CURRENT:
+            removed.append(pid)
 
     # The registry after this build: records new here belong to the paper holding them.
     here = {key: paper_of[c] for key, c in zip(keys, cluster)}
