@@ -124,12 +124,14 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     # With -m the user chose; without, the corpus tests stay out so that a clone without
     # ../shared runs everything else and skips nothing.
+    # The slow suite (long stateful runs) is chosen the same way: python -m pytest -m slow.
     if config.option.markexpr:
         return
     corpus = [item for item in items if item.get_closest_marker("corpus")]
-    if corpus:
-        items[:] = [item for item in items if not item.get_closest_marker("corpus")]
-        config.hook.pytest_deselected(items=corpus)
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if corpus or slow:
+        items[:] = [item for item in items if not item.get_closest_marker("corpus") and not item.get_closest_marker("slow")]
+        config.hook.pytest_deselected(items=corpus + slow)
     config.stash[_DESELECTED] = len(corpus)
 
 

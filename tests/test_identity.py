@@ -237,8 +237,13 @@ def test_removed_dump_retires_its_papers_and_they_stay_listed(repo, tmp_path):
     d = compare(load_side(str(tmp_path / "v1")), load_side(str(repo / "dist")))
     assert sorted(x["paper_id"] for x in d["removed"]) == sorted(gone)
 
-    # The same dump added again: the same records, so the removed ids come back.
-    add_dump(saved, repo / "raw", added="2026-11-30")
+    # The same dump added again: the same records, so the removed ids come back. Its facts are
+    # those the first release published for these bytes; other dates are refused, naming both.
+    with pytest.raises(AddError, match=r"added 2026-11-30 \(published: 2026-10-16\)"):
+        add_dump(saved, repo / "raw", added="2026-11-30")
+    _, side, _ = add_dump(saved, repo / "raw")
+    meta = json.loads(side.read_text())
+    assert (meta["added"], meta["crawled_at"]) == ("2026-10-16", "2026-10-15")
     build(repo / "raw", repo / "dist")
     assert set(papers(repo / "dist")) == set(before)
     assert {r["status"] for r in ids_table(repo / "dist").values()} == {"current"}
@@ -434,3 +439,121 @@ def test_numbers_go_past_999(tmp_path):
     dump, _, _ = add_dump(write_file(tmp_path / "b.txt", [abstract(2)]), raw, added="2026-11-02")
     assert dump.name.startswith("1000_")
     assert run_cli("validate", "--raw", str(raw)).returncode == 0
+
+
+def _remove(dump: Path, keep: Path) -> None:
+    """Move a dump and its metadata file out of raw/ into ``keep``."""
+    keep.mkdir(exist_ok=True)
+    for p in (dump, dump.with_suffix(".json")):
+        shutil.move(p, keep / p.name)
+
+
+def _restore(keep: Path, raw: Path) -> None:
+    for p in keep.iterdir():
+        shutil.move(p, raw / p.name)
+
+
+def test_a_removed_id_comes_back_when_its_dump_is_restored(tmp_path):
+    """Release 1: D1 = [T] founds T with id a. Release 2: D1 removed, a removed. Release 3: D2 =
+    [U, T] gives T a new id b. Release 4: D1 restored byte for byte: a is back, b merged into it."""
+    raw, dist = tmp_path / "raw", tmp_path / "dist"
+    raw.mkdir()
+    t, u, other = abstract(301), abstract(302), abstract(303)
+    add_dump(write_file(tmp_path / "o.txt", [other]), raw, added="2026-10-01")
+    d1, _, _ = add_dump(write_file(tmp_path / "1.txt", [t]), raw, added="2026-10-02")
+    build(raw, dist)
+    a = next(p for p, r in papers(dist).items() if r["abstract"] == t)
+    _remove(d1, tmp_path / "kept")
+    build(raw, dist)
+    assert ids_table(dist)[a]["status"] == "removed"
+    add_dump(write_file(tmp_path / "2.txt", [u, t]), raw, added="2026-10-03")
+    build(raw, dist)
+    b = next(p for p, r in papers(dist).items() if r["abstract"] == t)
+    assert b != a and ids_table(dist)[a]["status"] == "removed"
+    _restore(tmp_path / "kept", raw)
+    build(raw, dist)
+    ids = ids_table(dist)
+    assert ids[a]["status"] == "current" and ids[a]["retired_release"] is None
+    assert ids[b]["status"] == "merged" and ids[b]["paper_id"] == a
+    assert check(raw, dist, docs=False) == []
+
+
+def test_a_merged_id_redirects_again_when_its_dumps_are_restored(tmp_path):
+    """B merges into A through a bridging dump; every dump holding A or B is removed, then all are
+    restored exactly: raw/ is what it was when B merged, so B is merged into A again (not a dead
+    end with a null paper_id)."""
+    raw, dist = tmp_path / "raw", tmp_path / "dist"
+    raw.mkdir()
+    x, y, z = words(311, 20), words(312, 40), words(313, 20)
+    add_dump(write_file(tmp_path / "o.txt", [abstract(314)]), raw, added="2026-09-30")
+    da, _, _ = add_dump(write_file(tmp_path / "a.txt", [" ".join(x + y)]), raw, added="2026-10-01")
+    db, _, _ = add_dump(write_file(tmp_path / "b.txt", [" ".join(y + z)]), raw, added="2026-10-02")
+    build(raw, dist)
+    first = {r["abstract"]: p for p, r in papers(dist).items()}
+    a, b = first[" ".join(x + y)], first[" ".join(y + z)]
+    bridge, _, _ = add_dump(write_file(tmp_path / "bridge.txt", [" ".join(y)]), raw, added="2026-10-03")
+    build(raw, dist)
+    merged = ids_table(dist)
+    assert merged[b]["status"] == "merged" and merged[b]["paper_id"] == a
+    shutil.copytree(raw, tmp_path / "raw-when-merged")
+    _remove(da, tmp_path / "kept")
+    _remove(db, tmp_path / "kept")
+    _remove(bridge, tmp_path / "kept")
+    build(raw, dist)
+    assert {ids_table(dist)[i]["status"] for i in (a, b)} == {"removed"}
+    _restore(tmp_path / "kept", raw)
+    build(raw, dist)
+    ids = ids_table(dist)
+    assert {i: (r["status"], r["paper_id"]) for i, r in ids.items()} == {i: (r["status"], r["paper_id"]) for i, r in merged.items()}
+    assert check(raw, dist, docs=False) == []
+
+
+def test_published_dump_facts_survive_a_deleted_metadata_file_and_a_rename(repo):
+    """The facts of published bytes come from the release, whatever the metadata file says."""
+    raw, dist = repo / "raw", repo / "dist"
+    revised = revise(abstract(9), 7)
+    # an old crawl contributed late: its revision does not displace the newer text
+    add_dump(write_file(repo / "new.txt", [revised]), raw, crawled_at="2026-09-01", added="2026-11-02")
+    build(raw, dist)
+    before = {p: r["abstract_sha256"] for p, r in papers(dist).items()}
+    assert normalize(revised) not in {r["abstract"] for r in papers(dist).values()}
+    newest = sorted(raw.glob("*.txt"))[-1]
+
+    newest.with_suffix(".json").unlink()  # deleted metadata file: unknown dates would sort it newest
+    build(raw, dist)
+    assert {p: r["abstract_sha256"] for p, r in papers(dist).items()} == before
+
+    # Renamed under the lowest number with a back-dated metadata file: refused, naming both values.
+    moved = raw / ("000" + newest.name[3:])
+    newest.rename(moved)
+    meta = {"file": moved.name, "sha256": hashlib.sha256(moved.read_bytes()).hexdigest(), "crawled_at": "2026-08-01",
+            "source_url": None, "added": "2026-08-02", "note": None}
+    moved.with_suffix(".json").write_text(json.dumps(meta))
+    proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
+    assert proc.returncode == 1
+    assert "added 2026-08-02 (published: 2026-11-02)" in proc.stderr and "crawled_at 2026-08-01 (published: 2026-09-01)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = run_cli("validate", "--raw", str(raw))
+    assert proc.returncode == 1 and "(published: 2026-09-01)" in proc.stdout
+    moved.with_suffix(".json").unlink()  # renamed, without its metadata file: nothing changes
+    build(raw, dist)
+    assert {p: r["abstract_sha256"] for p, r in papers(dist).items()} == before
+    assert check(raw, dist, docs=False) == []
+
+
+def test_add_shows_copies_and_new_canonical_texts_before_the_dump_lands(repo, tmp_path):
+    raw = repo / "raw"
+    published = {r["abstract"]: p for p, r in papers(repo / "dist").items()}
+    copy, edited = abstract(2), revise(abstract(4), 11)
+    src = write_file(tmp_path / "contribution.txt", [abstract(500), copy, edited])
+    before = _snapshot(raw)
+    proc = run_cli("add", str(src), "--raw", str(raw), "--crawled-at", "2026-11-20", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert _snapshot(raw) == before  # a dry run writes nothing
+    out = proc.stdout
+    assert "adds 1 new paper\n" in out
+    assert f"1 record is an exact copy of published papers:\n  line 5: {published[normalize(copy)]}" in out
+    line = f"  line 7: {published[normalize(abstract(4))]} (0."
+    assert "1 record becomes the canonical text of published papers" in out and line in out
+    proc = run_cli("add", str(src), "--raw", str(raw), "--crawled-at", "2026-11-20")
+    assert proc.returncode == 0 and line in proc.stdout and _snapshot(raw) != before

@@ -4,6 +4,11 @@
 nothing else: the dump under its name (the next free number, then the first 16 hex digits of its
 SHA-256) and its metadata file (``sidecar``). Two contributors adding dumps from the same main
 therefore never edit the same file. Both files appear together or not at all.
+
+Before it lands, ``impact`` says what the dump will do to the release in the ``dist/`` beside
+raw/: how many papers it adds, which of its records are exact copies of published papers, and
+which become the canonical text of a published paper (newest crawl wins), with the similarity to
+the text they replace. ``add --dry-run`` prints it and writes nothing.
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ import datetime as dt
 import hashlib
 import os
 import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
+from .errors import DumpError
 from .guard import Refused, check_raw_target, remove_litter, temporary_file
-from .sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
+from .sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
 from .validate import Finding, validate
 
 _NUMBER_RE = re.compile(r"^(\d{3,})_[0-9a-f]{16}\.txt$")
@@ -40,27 +49,34 @@ def dump_name(number: int, sha256: str) -> str:
     return f"{number:03d}_{sha256[:16]}.txt"
 
 
-def add_dump(
+@dataclass(frozen=True)
+class Plan:
+    """A dump ready to be added: its bytes, the name and metadata it gets, validate's warnings."""
+
+    raw: Path
+    data: bytes
+    meta: DumpMeta
+    findings: list[Finding] = field(default_factory=list)
+
+
+def plan_add(
     path: str | Path,
     raw_dir: str | Path = "raw",
     crawled_at: str | None = None,
     source_url: str | None = None,
     added: str | None = None,
     config: BuildConfig = DEFAULT_CONFIG,
-) -> tuple[Path, Path, list[Finding]]:
-    """Copy the dump at ``path`` into ``raw_dir`` with its metadata file.
-
-    Returns the two paths written and the warnings ``validate`` had. Raises :class:`AddError`
-    (nothing written) on any error ``validate`` reports, on a bad date or URL, and if the dump is
-    already in ``raw_dir``. ``added`` defaults to today's date (UTC).
-    """
+) -> Plan:
+    """Everything ``add_dump`` checks, without writing: :class:`AddError` if the dump cannot be
+    added. Bytes a release already published (a removed dump added again) keep the facts that
+    release holds for them; dates or a URL given that contradict those facts are an error."""
     raw = Path(raw_dir)
     src = Path(path)
     try:
         check_raw_target(raw)
     except Refused as exc:
         raise AddError(str(exc)) from None
-    remove_litter(raw)  # temporary files of an add that was killed
+    explicit_added = added
     added = added or dt.datetime.now(dt.timezone.utc).date().isoformat()
     try:
         check_date(added, "added")
@@ -88,18 +104,131 @@ def add_dump(
         if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
             raise AddError(f"{src}: error: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     name = dump_name(next_number(raw), sha)
-    meta = DumpMeta(name, sha, crawled_at, source_url, added, None)
+    previous = _previous(raw)
+    old = previous.dump_facts.get(sha) if previous else None
+    if old is not None:  # what is not given is taken from the release; what is given must agree
+        given = DumpMeta(name, sha, crawled_at if crawled_at is not None else old.crawled_at,
+                         source_url if source_url is not None else old.source_url, explicit_added or old.added)
+    else:
+        given = DumpMeta(name, sha, crawled_at, source_url, added)
+    try:
+        known = published_meta(name, sha, given, previous)
+    except DumpError as exc:
+        raise AddError(f"{src}: error: not added: {exc.message}") from None
+    meta = DumpMeta(name, sha, known.crawled_at, known.source_url, known.added or added, None)
     parse_sidecar(name, meta.to_json())  # what we write must read back
+    return Plan(raw, data, meta, findings)
 
+
+def _previous(raw: Path):
+    from .build import previous_release
+
+    return previous_release(raw)
+
+
+def add_dump(
+    path: str | Path,
+    raw_dir: str | Path = "raw",
+    crawled_at: str | None = None,
+    source_url: str | None = None,
+    added: str | None = None,
+    config: BuildConfig = DEFAULT_CONFIG,
+) -> tuple[Path, Path, list[Finding]]:
+    """Copy the dump at ``path`` into ``raw_dir`` with its metadata file.
+
+    Returns the two paths written and the warnings ``validate`` had. Raises :class:`AddError`
+    (nothing written) on any error ``validate`` reports, on a bad date or URL, and if the dump is
+    already in ``raw_dir``. ``added`` defaults to today's date (UTC).
+    """
+    plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
+    return (*land(plan), plan.findings)
+
+
+def land(plan: Plan) -> tuple[Path, Path]:
+    """Write a planned dump and its metadata file into raw/: both or neither."""
+    raw, name = plan.raw, plan.meta.file
+    remove_litter(raw)  # temporary files of an add that was killed
     target, sidecar = raw / name, raw / sidecar_name(name)
     tmp_target, tmp_sidecar = temporary_file(target), temporary_file(sidecar)
     try:
-        tmp_target.write_bytes(data)
-        tmp_sidecar.write_bytes(meta.to_json().encode("utf-8"))
+        tmp_target.write_bytes(plan.data)
+        tmp_sidecar.write_bytes(plan.meta.to_json().encode("utf-8"))
         os.replace(tmp_sidecar, sidecar)
         os.replace(tmp_target, target)
     except BaseException:
         for p in (tmp_target, tmp_sidecar, sidecar):
             p.unlink(missing_ok=True)
         raise
-    return target, sidecar, findings
+    return target, sidecar
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What a dump does to the published papers (``impact``)."""
+
+    dump: str
+    new_papers: int
+    copies: list[tuple[int, str]]  # (line in the dump, published id) of records equal to a published text
+    canonical: list[tuple[int, str, float]]  # (line, published id, similarity to the text it replaces)
+    merged: list[tuple[str, str]]  # (published id, the paper it joins)
+    published: bool  # whether there is a release to compare with
+
+    def text(self) -> str:
+        if not self.published:
+            return f"{self.dump}: no release in dist/ to compare with: every paper is new ({self.new_papers})"
+        lines = [f"{self.dump} adds {self.new_papers} new paper{'s' * (self.new_papers != 1)}"]
+        lines.append(f"{len(self.copies)} record{'s are' if len(self.copies) != 1 else ' is an'} exact "
+                     f"cop{'ies' if len(self.copies) != 1 else 'y'} of published papers"
+                     + (":" if self.copies else ""))
+        lines += [f"  line {line}: {pid}" for line, pid in self.copies]
+        lines.append(f"{len(self.canonical)} record{'s' * (len(self.canonical) != 1)} become"
+                     f"{'s' * (len(self.canonical) == 1)} the canonical text of published papers"
+                     + (" (similarity to the text replaced):" if self.canonical else ""))
+        lines += [f"  line {line}: {pid} ({sim:.3f})" for line, pid, sim in self.canonical]
+        if self.merged:
+            lines.append(f"{len(self.merged)} published id{'s' * (len(self.merged) != 1)} become"
+                         f"{'s' * (len(self.merged) == 1)} merged into another paper:")
+            lines += [f"  {pid} -> {into}" for pid, into in self.merged]
+        return "\n".join(lines)
+
+
+def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
+    """Build raw/ with the planned dump in memory and compare it with the release beside raw/.
+
+    Raises ``DumpError`` or ``ContractError`` as the build would."""
+    import pyarrow.parquet as pq
+
+    from .build import produce
+    from .load import folder_entries
+    from .write import data_path
+
+    previous = _previous(plan.raw)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw"
+        raw.mkdir()
+        for dump in folder_entries(plan.raw, str(plan.raw))[0]:
+            shutil.copyfile(dump, raw / dump.name)
+            if (side := plan.raw / sidecar_name(dump.name)).is_file():
+                shutil.copyfile(side, raw / side.name)
+        (raw / plan.meta.file).write_bytes(plan.data)
+        (raw / sidecar_name(plan.meta.file)).write_text(plan.meta.to_json(), encoding="utf-8")
+        result = produce(raw, config, previous=previous)
+    occ = result.occurrences.to_pylist()
+    sha = plan.meta.sha256
+    published = {r.id for r in previous.ids} if previous else set()
+    new_papers = sum(pid not in published for pid in result.papers["paper_id"].to_pylist())
+    if previous is None:
+        return Impact(plan.meta.file, new_papers, [], [], [], False)
+    old = pq.read_table(Path(previous.path) / data_path("papers"), columns=["paper_id", "abstract_sha256"]).to_pylist()
+    old_text = {r["paper_id"]: r["abstract_sha256"] for r in old}
+    old_texts = set(old_text.values())
+    mine = [o for o in occ if o["source_sha256"] == sha]
+    copies = [(o["line_start"], o["paper_id"]) for o in mine if o["text_sha256"] in old_texts]
+    by_id = {o["occurrence_id"]: o for o in mine}
+    similarity = {(o["paper_id"], o["text_sha256"]): o["similarity"] for o in occ}
+    canonical = []
+    for p in result.papers.to_pylist():
+        o = by_id.get(p["canonical_occurrence_id"])
+        if o is not None and p["paper_id"] in old_text and old_text[p["paper_id"]] != p["abstract_sha256"]:
+            canonical.append((o["line_start"], p["paper_id"], similarity.get((p["paper_id"], old_text[p["paper_id"]]), 0.0)))
+    return Impact(plan.meta.file, new_papers, sorted(copies), sorted(canonical), list(result.identity.merged), True)

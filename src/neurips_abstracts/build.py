@@ -101,7 +101,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
             nbytes=tables[name].nbytes,
         )
     statistics = compute_stats(result.papers, result.occurrences)
-    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta)
+    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
     changelog = read_resource("CHANGELOG.md")
     r = release.Release(
         dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()

@@ -171,28 +171,40 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 @click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
 @click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder to add the dump to.")
-def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str) -> None:
+@click.option("--dry-run", is_flag=True, help="Print what the dump would do to the published papers; write nothing.")
+def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str, dry_run: bool) -> None:
     """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
 
     Refuses (exit 1, RAW untouched) whatever `validate` calls an error, naming file and line.
-    Otherwise writes RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its
-    SHA-256) and RAW/NNN_<hex>.json (sha256, crawl date, source URL, date added) and prints the
-    warnings. Commit both files and open a pull request.
+    Otherwise prints what the dump will do to the release in the dist/ beside RAW (new papers;
+    records that are exact copies of published papers, with their ids; records that become the
+    canonical text of published papers, with ids and similarity to the text they replace), writes
+    RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its SHA-256) and
+    RAW/NNN_<hex>.json (sha256, crawl date, source URL, date added) and prints the warnings.
+    With --dry-run it prints the same and writes nothing. Commit both files and open a pull request.
 
     \b
     Example:
-        python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28
+        python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28 --dry-run
     """
-    from .add import AddError, add_dump
+    from .add import AddError, impact, land, plan_add
 
     try:
-        dump, sidecar, findings = add_dump(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+        plan = plan_add(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+        effect = impact(plan)
     except AddError as exc:
         for f in exc.findings:
             click.echo(f.text(), err=True)
         _fail(exc)
-    for f in findings:
+    except (DumpError, ContractError) as exc:  # raw/ as it stands does not build
+        _fail(exc)
+    for f in plan.findings:
         click.echo(f.text(), err=True)
+    click.echo(effect.text())
+    if dry_run:
+        click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
+        return
+    dump, sidecar = land(plan)
     click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
     click.echo(f"next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit, then open a pull request")
 

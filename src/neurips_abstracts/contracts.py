@@ -79,7 +79,7 @@ def check(
         bad = joined.filter(pl.col(column) != pl.col(expected))
         if bad.height:
             _fail(f"papers.{column} disagrees with occurrences", bad["paper_id"])
-    _check_ids(p, i, previous)
+    _check_ids(p, i, previous, o)
 
     # Ids match content: the abstract hashes to abstract_sha256.
     mismatched = [
@@ -106,7 +106,7 @@ def check(
         _fail("occurrences with an empty or inverted span", bad["occurrence_id"])
 
 
-def _check_ids(p, i, previous: PreviousRelease | None) -> None:
+def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:
     """Published ids never change or vanish: each is a paper now, merged into one, or removed."""
     import polars as pl
 
@@ -130,8 +130,10 @@ def _check_ids(p, i, previous: PreviousRelease | None) -> None:
     bad = i.filter((pl.col("status") == "current") != pl.col("retired_release").is_null())
     if bad.height:
         _fail("retired_release must be set exactly for merged and removed ids", bad["id"])
-    if previous is not None:
-        known = set(i["id"].to_list())
-        lost = sorted(r.id for r in previous.ids if r.id not in known)
-        if lost:
-            _fail(f"ids published by release {previous.version} are neither papers, merged nor removed", lost)
+    from .identity import broken_promises, record_key
+    from .previous import IdRow
+
+    rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()]
+    keys = [record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"])]
+    for what, bad in broken_promises(rows, keys, o["paper_id"].to_list(), previous):
+        _fail(f"{what} (against release {previous.version})", bad)

@@ -7,7 +7,9 @@ import json
 from importlib.metadata import version
 
 from .config import BuildConfig
+from .identity import Identity, registry
 from .parse import Dump
+from .previous import PUBLISHED_DUMPS
 from .resources import dataset_version
 from .sidecar import DumpMeta
 # Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
@@ -19,9 +21,11 @@ def shaping_versions() -> dict[str, str]:
 
 
 def build_manifest(
-    dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict, meta: dict[str, DumpMeta]
+    dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict, meta: dict[str, DumpMeta],
+    identity: Identity | None = None,
 ) -> dict:
-    """Inputs in added order, each with what its metadata file says."""
+    """Inputs in added order, each with what its metadata file says, and the registry the next
+    build anchors its ids and dump facts to (``identity.registry``)."""
     inputs = [
         {
             "file": d.name,
@@ -41,5 +45,7 @@ def build_manifest(
         "packages": shaping_versions(),
         "dataset_version": dataset_version(),
     }
+    if identity is not None:
+        fingerprinted[PUBLISHED_DUMPS] = registry(dumps, meta, identity)
     fingerprint = hashlib.sha256(json.dumps(fingerprinted, sort_keys=True).encode()).hexdigest()
     return {**fingerprinted, "counts": stats, "statistics": statistics, "fingerprint": fingerprint}

@@ -33,8 +33,7 @@ from .sidecar import (
     changed_since_added,
     changed_since_published,
     crawl_key,
-    published_dates_problem,
-    unknown_meta,
+    published_meta,
 )
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
@@ -84,9 +83,7 @@ def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousReleas
     published = previous.dump_sha256.get(dump.name) if previous else None
     if published is not None and published != dump.sha256:
         raise changed_since_published(dump.name, previous.version, None)
-    if problem := published_dates_problem(meta, previous):
-        raise problem
-    return meta or unknown_meta(dump.name, dump.sha256)
+    return published_meta(dump.name, dump.sha256, meta, previous)
 
 
 def parse(

@@ -1,8 +1,10 @@
 """The release published before this build: the registry that paper ids are anchored to.
 
-The committed ``dist/`` is that registry. A build reads from it which paper each raw record
-belonged to and every id it ever published (``ids`` table), and keeps them all: see
-``identity``. This module only reads; it is the build's other input besides ``raw/``.
+The committed ``dist/`` is that registry. A build reads from it every id it ever published
+(``ids`` table), the id each raw record ever published was first published under, even for dumps
+removed since, and the facts of every dump ever published (``published_dumps`` in
+``build_manifest.json``), and keeps them all: see ``identity`` and ``sidecar``. This module only
+reads; it is the build's other input besides ``raw/``.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DumpError
+from .sidecar import DumpMeta
 from .write import data_path
 
 MANIFEST = "build_manifest.json"
+PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,16 @@ class PreviousRelease:
 
     path: str
     version: str
-    paper_of_record: dict[str, str]  # identity.record_key (dump sha256 and byte offset) -> paper_id
+    # identity.record_key (dump sha256 and byte offset) -> the id the record was first published
+    # under, for every record ever published (dumps removed since included)
+    owners: dict[str, str]
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
     ids: tuple[IdRow, ...]  # every id the release published or had retired
-    # dump file name -> (added, crawled_at) as published; absent for releases before metadata files
-    dump_dates: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    # dump sha256 -> its published facts (``file`` is the name it was first published under), for
+    # every dump ever published; empty for releases before metadata files
+    dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
+    # id -> the record (identity.record_key) it was founded by, where another id owns that record
+    founded_by: dict[str, str] = field(default_factory=dict)
 
 
 def is_release(path: str | Path) -> bool:
@@ -79,7 +88,7 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     from .identity import record_key
 
     occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
-    paper_of = {
+    owners = {
         record_key(sha, start): pid
         for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
     }
@@ -94,8 +103,16 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     else:  # a release from before the ids table (1.0.0): its papers were all there was
         papers = _table(p / data_path("papers"), pq, columns=["paper_id"])["paper_id"].to_pylist()
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
-    dates = {i["file"]: (i["added"], i["crawled_at"]) for i in manifest.get("inputs", []) if "added" in i}
-    return PreviousRelease(str(path), version, paper_of, dump_sha, ids, dates)
+    facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
+             for i in manifest.get("inputs", []) if "added" in i}
+    founded: dict[str, str] = {}
+    for d in manifest.get(PUBLISHED_DUMPS, []):  # releases that keep a registry of every dump
+        facts[d["sha256"]] = DumpMeta(d["file"], d["sha256"], d["crawled_at"], d["source_url"], d["added"])
+        # occurrences give each record its paper now; listed here are the records first
+        # published under another id, and every record of a dump no longer in the release
+        owners.update((record_key(d["sha256"], start), pid) for start, pid in d.get(FIRST_IDS, []))
+        founded.update((pid, record_key(d["sha256"], start)) for start, pid in d.get(FOUNDED, []))
+    return PreviousRelease(str(path), version, owners, dump_sha, ids, facts, founded)
 
 
 def _table(path: Path, pq, columns: list[str] | None = None):

@@ -16,6 +16,12 @@ Two orders follow from it, and neither is the order of file names:
 
 A dump without a metadata file (copied in by hand) still builds: it comes after every dump that
 has one, in both orders, by name, and ``validate`` warns about it.
+
+Once a release holds a dump, its facts (crawl date, date added, source, and the name it was
+published under, which breaks ties in both orders) belong to its bytes: each release records them
+per SHA-256 and every later build takes them from there (``published_meta``), so deleting the
+metadata file or renaming the dump changes nothing, and a metadata file that says otherwise is an
+error.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SUFFIX = ".json"
@@ -43,9 +49,16 @@ class DumpMeta:
     source_url: str | None
     added: str | None  # YYYY-MM-DD the dump entered raw/; None only without a metadata file
     note: str | None = None
+    # the name a release first published the dump under: it, not the name now, breaks ties in
+    # both orders, so a renamed dump moves nothing (None: not published yet)
+    published_as: str | None = field(default=None, compare=False)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({k: getattr(self, k) for k in FIELDS}, indent=2, ensure_ascii=False) + "\n"
+
+    def facts(self) -> tuple[str | None, str | None, str | None]:
+        """What a release fixes of a dump: (added, crawled_at, source_url)."""
+        return self.added, self.crawled_at, self.source_url
 
 
 def sidecar_name(dump_name: str) -> str:
@@ -119,26 +132,38 @@ def changed_since_published(name: str, version: str, line: int | None):
     )
 
 
-def dates_changed(name: str, version: str):
-    """The error for a published dump whose metadata now gives other dates (build and validate):
-    they decide which text is canonical and which record founds a paper."""
+def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta):
+    """The error for a metadata file that contradicts what a release published for its dump
+    (same bytes, under any name): dates decide which text is canonical and which record founds a
+    paper, so both values are named."""
     from .errors import DumpError
 
+    differ = [
+        f"{what} {new if new is not None else 'null'} (published: {old if old is not None else 'null'})"
+        for what, new, old in zip(("added", "crawled_at", "source_url"), meta.facts(), published.facts())
+        if new != old
+    ]
     return DumpError(
         sidecar_name(name),
-        f"added or crawled_at differ from what the release in dist/ (version {version}) holds for {name}: a dump's "
-        "dates are fixed once built into a release; restore the metadata file (git checkout)",
+        f"{'; '.join(differ)}: the release in dist/ (version {version}) published these bytes "
+        f"(sha256 {published.sha256[:16]}…, as {published.file}) with other facts; a dump's facts are fixed once built "
+        "into a release, under any file name: restore the metadata file (git checkout) or delete it",
         code="edited",
     )
 
 
-def published_dates_problem(meta: DumpMeta | None, previous) -> object | None:
-    """``dates_changed`` if ``meta`` contradicts the dates ``previous`` published for its dump."""
-    if previous is None or meta is None or meta.file not in previous.dump_dates:
-        return None
-    if previous.dump_dates[meta.file] != (meta.added, meta.crawled_at):
-        return dates_changed(meta.file, previous.version)
-    return None
+def published_meta(name: str, sha256: str, meta: DumpMeta | None, previous) -> DumpMeta:
+    """The metadata a build uses for dump ``name`` with bytes ``sha256``: the facts ``previous``
+    published for those bytes (whatever the metadata file ``meta`` says, or if there is none),
+    else ``meta``, else ``unknown_meta``. DumpError (``facts_changed``) if ``meta`` contradicts the
+    published facts. The one place this rule lives: build, validate and add call it."""
+    published = previous.dump_facts.get(sha256) if previous is not None else None
+    if published is None:
+        return meta or unknown_meta(name, sha256)
+    if meta is not None and meta.facts() != published.facts():
+        raise facts_changed(name, previous.version, published, meta)
+    added, crawled_at, source_url = published.facts()
+    return DumpMeta(name, sha256, crawled_at, source_url, added, meta.note if meta else None, published_as=published.file)
 
 
 def no_metadata_warning(name: str) -> str:
@@ -157,7 +182,8 @@ def _number(name: str) -> int:
 
 
 def added_key(meta: DumpMeta) -> tuple:
-    return (meta.added or _UNKNOWN, _number(meta.file), meta.file)
+    name = meta.published_as or meta.file
+    return (meta.added or _UNKNOWN, _number(name), name)
 
 
 def crawl_key(meta: DumpMeta) -> tuple:

@@ -205,11 +205,12 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
     """What the build refuses or warns about in the metadata of the dumps of ``raw_dir`` named in
     ``shas`` (name -> sha256 of its bytes),
     with the build's own errors: a metadata file that does not parse, a dump whose bytes no
-    longer match it or the release beside ``raw_dir`` that published it; a dump without one
-    (a warning: the build accepts it, ordered last)."""
+    longer match it or the release beside ``raw_dir`` that published it, metadata that contradicts
+    the facts that release published for the same bytes (``sidecar.published_meta``); a dump
+    without one that no release knows (a warning: the build accepts it, ordered last)."""
     from .load import read_meta
     from .previous import first_difference, is_release, read_previous
-    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, published_dates_problem, sidecar_name
+    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, published_meta, sidecar_name
 
     raw = Path(raw_dir)
     beside = raw.parent / "dist"
@@ -225,12 +226,16 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
         except DumpError as exc:
             out.append(_error(str(raw / sidecar_name(name)), exc))
             continue
-        if meta is None:
-            out.append(Finding(where, None, None, "warning", "no-metadata", no_metadata_warning(name)))
-        elif meta.sha256 != sha:
+        if meta is not None and meta.sha256 != sha:
             out.append(_error(where, changed_since_added(name)))
-        elif problem := published_dates_problem(meta, previous):
-            out.append(_error(str(raw / problem.file), problem))
+            continue
+        try:
+            known = published_meta(name, sha, meta, previous)
+        except DumpError as exc:
+            out.append(_error(str(raw / exc.file), exc))
+            continue
+        if known.added is None and meta is None:  # neither a metadata file nor a release knows it
+            out.append(Finding(where, None, None, "warning", "no-metadata", no_metadata_warning(name)))
     return out
 
 
