@@ -156,13 +156,18 @@ def _tokens(text: str) -> list[str]:
 _CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 
 
-def is_currency(after_open: str, after_close: str) -> bool:
-    """Whether a ``$`` and the next one are two currency signs, not math: both stand before a
-    number (``$5 and $10``). A math span may start with a digit ($1-\\delta$) or be followed
-    by one (64$\\times$64), but not both."""
-    return after_open[:1] in _DIGITS and after_close[:1] in _DIGITS
+def is_currency(body: str, after_close: str) -> bool:
+    """Whether a ``$`` and the next one are two currency signs, not math, from the ``body``
+    between them and what follows the second: the first stands before a number, and either the
+    second does too (``$5 and $10``), or the body is prose that ends in a space (``$20. Then
+    $x$``). Math may start with a digit ($1-\\delta$, ``$2.2 $\\%``) or stand before one
+    (64$\\times$64), but not both."""
+    if body[:1] not in _DIGITS:
+        return False
+    return after_close[:1] in _DIGITS or body[-1:].isspace() and _PROSE_WORD_RE.search(body) is not None
 
 
+_PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _DIGITS = frozenset("0123456789")
 # The first characters of the tokens that open or close something.
 _PARSE_STARTS = frozenset("{}$\\")
@@ -222,7 +227,7 @@ class _Parser:
             elif tok in _CLOSERS:
                 close = _CLOSERS[tok]
                 j = self._next(self.at(close), i, end)
-                if j < 0 or tok == "$" and is_currency(tokens[i] if i < end else "", tokens[j + 1] if j + 1 < end else ""):
+                if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
                     continue  # a stray \\( or \\[ shows nothing
@@ -272,7 +277,7 @@ def math_spans(text: str) -> list[tuple[int, int]]:
         if close is None:
             continue
         j = _Parser._next(at[close], k, n)
-        if j < 0 or tok == "$" and is_currency(text[after : after + 1], text[found[j][1] : found[j][1] + 1]):
+        if j < 0 or tok == "$" and is_currency(text[after : found[j][0]], text[found[j][1] : found[j][1] + 1]):
             continue
         spans.append((start, found[j][1]))
         k = j + 1
@@ -428,7 +433,7 @@ class _Renderer:
         return self.render(arg if isinstance(arg, list) else [arg], math), k
 
     def _macro(self, tok: str, nodes: list, k: int, math: bool, pieces: list) -> int:
-        name = tok[1:].rstrip("*") or "\\"
+        name = tok[1:].rstrip("*") or tok[1:] or "\\"  # \* is an escaped *
         sym = self.sym
         if name[0] == "\\":  # a run of line breaks
             pieces.append((" ", 0))
@@ -653,7 +658,7 @@ def bad_character(text: str) -> tuple[int, str] | None:
                 number = ord(m[8]) + (64 if ord(m[8]) < 64 else -64)
             why = bad_code_point(number)
             if why:
-                found.append((m.start(), f"`{m.group()}` stands for U+{number:04X}, {why}: write the character itself, or remove the escape"))
+                found.append((m.start(), f"`{m.group()}` stands for U+{number:04X}, {why}: write the intended character instead, or remove the escape"))
                 break
     return min(found) if found else None
 
