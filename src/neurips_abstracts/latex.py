@@ -110,6 +110,12 @@ def symbols() -> dict[str, str]:
 
 
 @cache
+def _simple_symbols() -> dict[str, tuple[str, int]]:
+    """Macro token -> its piece, for the symbols with no rule of their own (\\alpha -> α)."""
+    return {"\\" + name: (text, 0) for name, text in symbols().items() if len(name) > 1 and name not in _HANDLED}
+
+
+@cache
 def _styled(alphabet: str, ch: str) -> str:
     """ℝ for \\mathbb{R}, 𝒪 for \\mathcal{O}; the letters that the Mathematical Alphanumeric
     Symbols block lacks (ℝ, ℒ, ℭ) are in Letterlike Symbols, named without "MATHEMATICAL"."""
@@ -171,6 +177,8 @@ _PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _DIGITS = frozenset("0123456789")
 # The first characters of the tokens that open or close something.
 _PARSE_STARTS = frozenset("{}$\\")
+# The macros that open or close something (the others are nodes as they are).
+_PARSE_MACROS = frozenset(["\\(", "\\)", "\\[", "\\]", "\\begin", "\\end"])
 
 
 class _Parser:
@@ -212,7 +220,8 @@ class _Parser:
         while i < end:
             tok = tokens[i]
             i += 1
-            if tok[:1] not in _PARSE_STARTS:  # a run of text, ^, _ or ~: most tokens
+            first = tok[:1]
+            if first not in _PARSE_STARTS or first == "\\" and tok not in _PARSE_MACROS:  # most tokens
                 nodes.append(tok)
                 continue
             if tok in closers:
@@ -226,7 +235,10 @@ class _Parser:
                 continue  # unbalanced: markup only
             elif tok in _CLOSERS:
                 close = _CLOSERS[tok]
-                j = self._next(self.at(close), i, end)
+                if i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
+                    j = i + 1  # $a$: the closer right after one token, found without a search
+                else:
+                    j = self._next(self.at(close), i, end)
                 if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
@@ -333,6 +345,9 @@ def _script(marker: str, body: str) -> tuple[str, int]:
 class _Renderer:
     def __init__(self) -> None:
         self.sym = symbols()
+        self.simple = _simple_symbols()
+        self.unknown: set[str] = set()  # macro tokens of this text found unknown (\\bH) by _macro
+
 
     # -- arguments -------------------------------------------------------------------------
     @staticmethod
@@ -366,6 +381,7 @@ class _Renderer:
     def render(self, nodes: list, math: bool) -> str:
         pieces: list[tuple[str, int]] = []  # (text, flags)
         append = pieces.append
+        simple, unknown = self.simple, self.unknown
         nodes = list(nodes)
         n = len(nodes)  # _next_arg may replace a node, never add or remove one
         k = 0
@@ -386,7 +402,13 @@ class _Renderer:
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
                 append((node, 0) if math else (_text(node), 0))
             elif first == "\\" and not (math and node == "\\_"):
-                k = self._macro(node, nodes, k, math, pieces)
+                symbol = simple.get(node)
+                if symbol is not None:  # a symbol: \\alpha
+                    append(symbol)
+                elif node in unknown and (k >= n or type(nodes[k]) is not list):  # \\bH with no argument
+                    append((node[1:], _WORD))
+                else:
+                    k = self._macro(node, nodes, k, math, pieces)
             elif first == "~":  # a tie, or a run of them; one before a number may mean "about"
                 append((" " * (len(node) - 1) + ("~" if not math and k < n and _about(nodes, k) else " "), 0))
             elif first == "\x00":
@@ -442,6 +464,8 @@ class _Renderer:
             if name in sym:
                 pieces.append((sym[name], 0))
                 return k
+            if tok[-1] != "*":
+                self.unknown.add(tok)  # unknown in text and math alike: render() takes it faster next time
             return self._unknown(name, nodes, k, math, pieces)
         if len(name) == 1 and not name.isalpha():
             if name in _ACCENTS and not (math and name in "^_"):
@@ -558,6 +582,8 @@ class _Renderer:
         if name in sym:
             pieces.append((sym[name], 0))
             return k
+        if tok[-1] != "*" and name.isalpha() and name not in _HANDLED:
+            self.unknown.add(tok)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
     def _unknown(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
@@ -704,9 +730,12 @@ def _join(pieces: list[tuple[str, int]]) -> str:
     return "".join(out)
 
 
+_TEXT_SPECIAL_RE = re.compile("&|" + "|".join(re.escape(old) for old, _ in _TEXT_SPECIALS))
+
+
 def _text(run: str) -> str:
     """A run of text outside math: TeX quotes and dashes, HTML entities."""
-    if len(run) < 2:  # every special and entity is longer
+    if len(run) < 2 or not _TEXT_SPECIAL_RE.search(run):  # most runs: nothing to do
         return run
     if "&" in run:
         run = _ENTITY_RE.sub(lambda m: html.unescape(m.group()), run)
