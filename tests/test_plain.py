@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -251,3 +252,31 @@ def test_math_spans(text, spans):
     from neurips_abstracts.latex import math_spans
 
     assert [text[a:b] for a, b in math_spans(text)] == spans
+
+
+def test_long_record_limit_is_the_one_contributing_states(tmp_path):
+    from neurips_abstracts.validate import MAX_RECORD_CHARS, validate
+
+    row = next(line for line in (Path(__file__).parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `long-record`"))
+    assert f"over {MAX_RECORD_CHARS:,} characters" in row
+    dump = tmp_path / "001_0123456789abcdef.txt"
+    words = "word " * (MAX_RECORD_CHARS // 5)
+    dump.write_text("NeurIPS 2026 论文列表\n\n" + words + "end.\n\nA short one.\n", encoding="utf-8")
+    codes = [(f.line, f.code) for f in validate([dump], raw_dir=tmp_path / "none")]
+    assert (3, "long-record") in codes and (5, "long-record") not in codes
+
+
+def test_bad_character_is_refused_by_validate_and_build_with_one_message(tmp_path):
+    from .conftest import run_cli
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "001_0123456789abcdef.txt").write_text(
+        "NeurIPS 2026 论文列表\n\nA fine abstract.\n\nWe write\n  the dash as \\unicode{xD800} here.\n", encoding="utf-8")
+    checked = run_cli("validate", str(raw))
+    built = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), "--first-release")
+    message = "001_0123456789abcdef.txt:6:15: error: `\\unicode{xD800}` stands for U+D800, a surrogate"
+    assert checked.returncode == 1 and message in checked.stdout + checked.stderr
+    assert built.returncode != 0 and message in built.stdout + built.stderr and "Traceback" not in built.stderr
+    assert not (tmp_path / "dist").exists()
