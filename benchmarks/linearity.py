@@ -5,7 +5,7 @@ Renders adversarial records of 10 kB, 100 kB and 1 MB with the build's own per-r
 a scanning renderer look far ahead or back: unclosed delimiters, runs of one markup character,
 markup repeated between words, deep nesting. The figure that matters is time(1 MB) /
 time(100 kB): 10 for linear work, 100 for quadratic. Times are CPU seconds of this process
-(``time.process_time``, best of three; the machine is shared, and CPU time is what rendering
+(``time.process_time``, best of five; the machine is shared, and CPU time is what rendering
 costs whoever else runs), with the garbage collector paused as the build pauses it; wall
 seconds are kept beside them.
 
@@ -22,13 +22,13 @@ import time
 from neurips_abstracts.pipeline import render_many
 
 from .corpus import ROOT
-from .harness import command, load_average, machine
+from .harness import command, load_average, machine, write_results
 
 RESULTS = ROOT / "benchmarks" / "results" / "linearity.json"
 SIZES = (10_000, 100_000, 1_000_000)
 RATIO_LIMIT = 12  # time(1 MB) / time(100 kB): linear work gives 10
 SECONDS_LIMIT = 1.0  # for a 1 MB record
-RUNS = 3
+RUNS = 5
 
 
 def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
@@ -122,11 +122,7 @@ def main() -> None:
     }
     print(json.dumps({k: result[k] for k in ("max_ratio", "max_1mb_cpu_seconds", "max_1mb_wall_seconds")}))
     if not args.no_write:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        from neurips_abstracts.docs import refresh_benchmark_blocks
-
-        print("README:", refresh_benchmark_blocks() or "unchanged")
+        write_results(RESULTS, result)
 
 
 if __name__ == "__main__":

@@ -162,6 +162,7 @@ def test_fidelity_checks_count_lost_about_and_currency():
         "~90", "~10", "~4"]
     assert lost_meaning("costs $5 and $10", "costs 5 and 10") == ["$5", "$10"]
     assert lost_meaning("Figure~3 and $x$ and \\$5", "Figure 3 and x and $5") == []
+    assert lost_meaning("sequences (e.g., $>$16K tokens) and $3\\times$ faster", "sequences (e.g., >16K tokens) and 3× faster") == []
     assert lost_meaning("costs $5 and $10", to_plain("costs $5 and $10")) == []
 
 
