@@ -160,6 +160,6 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
     assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
     assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
-    assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.75 s" in text
+    assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.750 s" in text
     assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
     assert refresh_benchmark_blocks(tmp_path) == []  # idempotent

@@ -271,7 +271,7 @@ def linearity_block(result: dict | None) -> str:
         f"{int(small):,}, {int(mid):,} and {int(large):,} characters by the build's per-record function "
         f"(CPU seconds, best of {result['runs']}). Linear work gives time(1 MB) / time(100 kB) = 10, quadratic 100; "
         f"the largest ratio is {result['max_ratio']:.1f} ({worst_ratio}, limit {result['ratio_limit']}), and the "
-        f"slowest 1 MB record takes {result['max_1mb_cpu_seconds']:.2f} s ({slowest}, limit "
+        f"slowest 1 MB record takes {result['max_1mb_cpu_seconds']:.3f} s ({slowest}, limit "
         f"{result['seconds_limit']:.0f} s; {result['max_1mb_wall_seconds']:.2f} s wall on the shared machine).",
         "",
         "| record | 10 kB | 100 kB | 1 MB | 1 MB / 100 kB |",
