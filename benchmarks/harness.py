@@ -5,6 +5,7 @@ results files; nothing about the machine is typed anywhere)."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import platform
 import sys
@@ -108,3 +109,12 @@ def machine() -> dict:
 def command(module: str) -> str:
     """The command line that made a results file, as a reader would type it to rerun it."""
     return " ".join(["python -m", module, *sys.argv[1:]])
+
+
+def write_results(path, result: dict) -> None:
+    """Write a benchmark's results file, then rewrite README's blocks from the results files."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    from neurips_abstracts.docs import refresh_benchmark_blocks
+
+    print("README:", refresh_benchmark_blocks() or "unchanged")

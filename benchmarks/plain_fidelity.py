@@ -18,6 +18,13 @@ kinds of damage, counted over all abstracts:
     ("loglog", "kmin").
 (d) leftover markup: backslashes, ``$``, ``**`` and HTML entities in the plain text beyond
     the ones the source asks for as characters (``\\$``, ``\\textbackslash``).
+(e) lost meaning: characters that carry meaning and are missing from the plain text: a ``~``
+    before a number that means "about" (``~90x``, ``(~10M``, ``2.8%~4.5%``: after no letter,
+    digit or sentence punctuation, outside math and URLs, where it is not a tie as in
+    ``Figure~3``), and currency dollars: an unescaped ``$`` before a number whose next
+    ``$`` stands before a number too (``$5 and $10``), or the only ``$`` of the abstract
+    (``costs $60``), each after a space, an opening bracket or nothing (in ``$>$16K`` the
+    ``$`` closes math). The plain text must hold ``~90`` or ``$5`` as often as the source.
 
 Throughput is abstracts per second of ``to_plain`` in this process, best of three passes.
 With ``--candidates`` the same counts are taken for the alternatives considered: pylatexenc's
@@ -41,10 +48,10 @@ from neurips_abstracts.normalize import normalize
 from neurips_abstracts.plain import to_plain
 
 from .corpus import CORPORA, ROOT, YEARS
-from .harness import command, load_average, machine
+from .harness import command, load_average, machine, write_results
 
 RESULTS = ROOT / "benchmarks" / "results" / "plain_fidelity.json"
-CLASSES = ("dropped", "ambiguous_scripts", "glued_operators", "leftover_markup")
+CLASSES = ("dropped", "ambiguous_scripts", "glued_operators", "leftover_markup", "lost_meaning")
 WORST = 10
 # Why each abstract still counted cannot be rendered better: its source is broken there.
 REASONS = {
@@ -235,7 +242,39 @@ def leftover_markup(source: str, plain: str) -> list[str]:
     return out
 
 
-CHECKS = {"dropped": dropped, "ambiguous_scripts": ambiguous_scripts, "glued_operators": glued_operators, "leftover_markup": leftover_markup}
+_ABOUT_RE = re.compile(r"(?<![\w.,;:!?)\]}\\])~(\d+)")
+_AMOUNT_RE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_DOLLAR_RE = re.compile(r"(?<!\\)\$")
+_LINK_RE = re.compile(r"https?://\S+|\\url\{[^{}]*\}")
+
+
+def lost_meaning(source: str, plain: str) -> list[str]:
+    """(e): each "about" tilde (``~90``) and currency amount (``$5``) of the source that the
+    plain text does not show, in the order of the source."""
+    prose = _LINK_RE.sub(" ", _MATH_RE.sub(lambda m: " " * len(m.group()), source))
+    wanted = ["~" + m[1] for m in _ABOUT_RE.finditer(prose)]
+    dollars = [m.start() for m in _DOLLAR_RE.finditer(source)]
+    # a currency sign follows a space, an opening bracket or nothing ($>$16K closes math)
+    amounts = [_AMOUNT_RE.match(source, p + 1) if p == 0 or source[p - 1] in " ([" else None for p in dollars]
+    currency = set()
+    if len(dollars) == 1 and amounts[0]:
+        currency.add(0)
+    for k in range(len(dollars) - 1):
+        if amounts[k] and amounts[k + 1]:
+            currency |= {k, k + 1}
+    wanted += ["$" + amounts[k].group() for k in sorted(currency)]
+    have = Counter(re.findall(r"~\d+", plain)) + Counter("$" + m.group() for m in re.finditer(r"(?<=\$)\d[\d,]*(?:\.\d+)?", plain))
+    out = []
+    for token in wanted:
+        if have[token] > 0:
+            have[token] -= 1
+        else:
+            out.append(token)
+    return out
+
+
+CHECKS = {"dropped": dropped, "ambiguous_scripts": ambiguous_scripts, "glued_operators": glued_operators, "leftover_markup": leftover_markup,
+          "lost_meaning": lost_meaning}
 
 
 def evaluate(papers: list[tuple[str, str]], plains: list[str]) -> dict:
@@ -360,11 +399,7 @@ def main() -> None:
                "load_average": {"start": load_at_start, "end": load_average()}}
     print(json.dumps({k: result[k] for k in ("abstracts", "abstracts_per_second", "counts", "abstracts_with")}, indent=2))
     if not args.no_write:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        from neurips_abstracts.docs import refresh_benchmark_blocks
-
-        print("README:", refresh_benchmark_blocks() or "unchanged")
+        write_results(RESULTS, result)
 
 
 if __name__ == "__main__":

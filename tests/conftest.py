@@ -15,8 +15,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Property tests are derandomized in every run, CI's and a developer's alike: each run tries the
+# same examples (a fixed seed per test, no example database), so the suite cannot pass or fail by
+# luck. `HYPOTHESIS_PROFILE=explore python -m pytest` searches afresh with random examples; every
+# failure it finds is kept in its test as an explicit @example.
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 SHARED = ROOT.parent / "shared"
 SEEDS = SHARED / "seeds"
 CORPORA = SHARED / "corpora"

@@ -140,7 +140,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     results = tmp_path / "benchmarks" / "results"
     machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
                "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
-    names = ("near_dup", "scale", "startup", "plain_fidelity")
+    names = ("near_dup", "scale", "startup", "plain_fidelity", "linearity")
     for name in names:
         data = json.loads((results / f"{name}.json").read_text())
         data |= {"machine": machine, "command": f"python -m benchmarks.{name}",
@@ -152,11 +152,14 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
             r = data["results"][0]
             r["reference"]["seconds"], r["total_seconds"] = 30.0, 2.0
             r["whole_pipeline_ratio"] = 15.0
+        if name == "linearity":
+            data["max_ratio"], data["max_1mb_cpu_seconds"] = 10.4, 0.75
         (results / f"{name}.json").write_text(json.dumps(data))
     assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md"]
     text = (tmp_path / "README.md").read_text()
     assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
     assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
     assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
+    assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.750 s" in text
     assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
     assert refresh_benchmark_blocks(tmp_path) == []  # idempotent

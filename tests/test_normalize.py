@@ -12,6 +12,8 @@ from neurips_abstracts.normalize import has_visible_text, normalize
 @example("a\u0301\x08\u200b\ufeff\t\n b")
 @example("À\x1fº")
 def test_idempotent(text):
+    """Inputs: any Unicode text without surrogates (hypothesis' default), and the listed mojibake,
+    control and invisible characters. Normalizing twice gives what normalizing once gives."""
     once = normalize(text)
     assert normalize(once) == once
 
@@ -20,6 +22,8 @@ def test_idempotent(text):
 @given(st.text())
 @example("¬ç")  # ftfy decodes it to the control character U+008D alone
 def test_never_empties_a_record_with_visible_text(text):
+    """Inputs: any Unicode text without surrogates; those with a visible character (as
+    ``has_visible_text`` says) normalize to a non-empty text."""
     if has_visible_text(text):
         assert normalize(text)
 
@@ -27,6 +31,8 @@ def test_never_empties_a_record_with_visible_text(text):
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_output_is_nfc_single_spaced_without_controls(text):
+    """Inputs: any Unicode text without surrogates. The result is NFC, single-spaced, stripped,
+    and holds no control character (category Cc)."""
     out = normalize(text)
     assert unicodedata.is_normalized("NFC", out)
     assert "  " not in out and out == out.strip()
@@ -55,6 +61,8 @@ def test_nfc_composes():
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 @example("a\r\nb\x0b\x0cc\x7f\x00")
 def test_ascii_shortcut_equals_the_full_path(text):
+    """Inputs: any ASCII text but those holding ESC (which ftfy reads as a terminal escape and
+    the shortcut leaves to the full path). The shortcut gives what the full path gives."""
     from neurips_abstracts.normalize import _normalize_full
 
     if "\x1b" not in text:

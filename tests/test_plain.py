@@ -1,5 +1,8 @@
+import re
+from pathlib import Path
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from neurips_abstracts.plain import extract_urls, latex_to_text, to_plain
@@ -69,6 +72,9 @@ def test_bare_ampersand_is_a_character():
 @settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2000\u3000ab$\\"))))
 def test_plain_text_white_space_collapsed_as_the_regular_expression_would(text):
+    """Inputs: any text of Unicode white space (ASCII, NEL, NBSP, en quad, ideographic space),
+    ``a``, ``b``, ``$`` and backslash. ``str.split`` splits where ``\\s+`` does, and the
+    rendering is single-spaced."""
     import re
 
     from neurips_abstracts.plain import to_plain
@@ -76,3 +82,202 @@ def test_plain_text_white_space_collapsed_as_the_regular_expression_would(text):
     expected = re.sub(r"\s+", " ", text).strip()
     assert " ".join(text.split()) == expected
     assert to_plain(text) == " ".join(to_plain(text).split())
+
+
+# -- markdown emphasis: exactly where CommonMark reads it -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("md", "plain"),
+    [
+        ("x̃_t then y_.", "x̃_t then y_."),  # after a combining mark: intraword, no emphasis
+        ("x\u0303_t then y_.", "x\u0303_t then y_."),  # the same, decomposed
+        ("a_b_c and _d", "a_b_c and _d"),  # intraword, and an opener with no partner
+        ("2 * 3 and a*", "2 * 3 and a*"),  # surrounded by spaces; no partner
+        ("**bold** and __strong__ and *em* and _em_", "bold and strong and em and em"),
+        ("***both*** and **_nested_**", "both and nested"),
+        ("*a **b** c*", "a b c"),
+        ("**a*", "*a"),  # one * pairs; the other stays
+        ("*foo**bar*", "foo**bar"),  # rule of three: the ** between can both open and close, so pairs with neither
+        (r"\*not\* emphasis", "*not* emphasis"),  # escaped (then \* renders as *)
+        ("__init__.py and *https://x.org/a_b_*.", "init.py and https://x.org/a_b_."),
+        ("see *https://github.com/ML-GSAI/DPT*.", "see https://github.com/ML-GSAI/DPT."),
+        ("_$x$_ and **N$^2$-GNN**", "x and N²-GNN"),
+    ],
+)
+def test_emphasis_is_removed_exactly_where_commonmark_reads_it(md, plain):
+    assert to_plain(md) == plain
+
+
+_EMPHASIS_ALPHABET = st.sampled_from(["*", "_", "a", "b", " ", ".", ",", "(", ")", "-", "é", "\u0303", "\u00a0", "中", "—"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=_EMPHASIS_ALPHABET, max_size=16))
+@example("x\u0303_t then y_.")  # the case that was read as emphasis
+@example("*foo**bar*")
+@example("_(_a_)_")
+def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
+    """Inputs: any text of up to 16 characters of ``*``, ``_``, letters, an accented and a CJK
+    letter, a combining tilde, ASCII space and no-break space, and punctuation (``. , ( ) -`` and
+    an em dash): no backslash, bracket, backtick, ``<`` or ``&``, which CommonMark gives other
+    meanings (escapes, links, code spans, HTML, entities) that abstracts do not use. What remains
+    is what markdown-it-py, a CommonMark parser, shows as text."""
+    from markdown_it import MarkdownIt
+
+    from neurips_abstracts.plain import strip_emphasis
+
+    md = MarkdownIt("zero").enable(["emphasis"])
+    children = md.parseInline(text)[0].children or []
+    assert strip_emphasis(text) == "".join(t.content for t in children if t.type == "text")
+
+
+# -- meaning kept: "about" and currency ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("latex", "plain"),
+    [
+        ("achieves ~90x compression", "achieves ~90x compression"),
+        ("scales (~10M examples) and ~15% more", "scales (~10M examples) and ~15% more"),
+        ("by 2.8%~4.5% on nuScenes", "by 2.8%~4.5% on nuScenes"),  # a range
+        (r"accuracy of ~75\% here", "accuracy of ~75% here"),
+        ("see Figure~3 and Xu~et~al.~2022 for dimension~1", "see Figure 3 and Xu et al. 2022 for dimension 1"),  # ties
+        ("a~b and ~ 5", "a b and 5"),
+        ("costs $5 and $10 to train", "costs $5 and $10 to train"),
+        ("roughly $20. Then $x$ is", "roughly $20. Then x is"),
+        ("from $1-\\delta$ to $2$", "from 1-δ to 2"),  # math starting with a digit
+        ("on 64$\\times$64 images", "on 64×64 images"),  # math followed by a digit
+        ("[KLL$^+$23] and $3$-WL", "[KLL^+23] and 3-WL"),
+    ],
+)
+def test_about_and_currency_survive(latex, plain):
+    assert to_plain(latex) == plain
+
+
+def test_fidelity_checks_count_lost_about_and_currency():
+    from benchmarks.plain_fidelity import lost_meaning
+
+    assert lost_meaning("achieves ~90x and (~10M) in 2.8%~4.5%", "achieves 90x and ( 10M) in 2.8% 4.5%") == [
+        "~90", "~10", "~4"]
+    assert lost_meaning("costs $5 and $10", "costs 5 and 10") == ["$5", "$10"]
+    assert lost_meaning("Figure~3 and $x$ and \\$5", "Figure 3 and x and $5") == []
+    assert lost_meaning("sequences (e.g., $>$16K tokens) and $3\\times$ faster", "sequences (e.g., >16K tokens) and 3× faster") == []
+    assert lost_meaning("costs $5 and $10", to_plain("costs $5 and $10")) == []
+
+
+# -- total: every input renders to text UTF-8 can carry, or is refused -----------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "offset", "words"),
+    [
+        (r"a \unicode{xD800} b", 2, "U+D800, a surrogate"),
+        (r"a \unicode{55296} b", 2, "U+D800, a surrogate"),
+        (r"\unicode{x110000}", 0, "beyond the last Unicode code point"),
+        (r"\unicode{xFFFE}", 0, "noncharacter"),
+        (r"x \char0", 2, "U+0000, NUL"),
+        (r"x \char'0", 2, "NUL"),
+        ('x \\char"DFFF', 2, "surrogate"),
+        ("x ^^@ y", 2, "U+0000, NUL"),
+        ("x ^^00", 2, "NUL"),
+        ("x ^^^^d800", 2, "surrogate"),
+        ("x ^^^^^^10ffff", 2, "noncharacter"),
+        ("x ^^? y", 2, "U+007F, a control character"),
+        ("a \ufdd0 b", 2, "U+FDD0 is a Unicode noncharacter"),
+        ("a \U0001fffe", 2, "U+1FFFE"),
+    ],
+)
+def test_bad_characters_are_found_where_they_are(source, offset, words):
+    from neurips_abstracts.latex import bad_character
+
+    found = bad_character(source)
+    assert found is not None and found[0] == offset and words in found[1]
+
+
+@pytest.mark.parametrize(
+    "source", [r"\unicode{x2014}", r"\unicode{8212}", r"\unicode{abc}", r"\char65", '\\char"41', r"\chart", "x^^2", "a^{b}", "€ 中 é"]
+)
+def test_good_characters_are_not_refused(source):
+    from neurips_abstracts.latex import bad_character
+
+    assert bad_character(source) is None
+
+
+def test_escapes_render_to_their_character():
+    assert to_plain(r"a \unicode{x2014} b \char65 \char" + '"42' + r" c \unicode{8212}") == "a — b A B c —"
+    assert to_plain(r"\unicode{xD800} \char0") == "\ufffd \ufffd"  # never a surrogate or NUL
+
+
+_NOT_TEXT = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff\\ufdd0-\\ufdef\\ufffe\\uffff]")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(
+    st.text(max_size=40),
+    st.lists(st.sampled_from([r"\unicode{", r"\char", "^^", "x", "D800", "0", '"', "'", "}", "{", "$", "&#", ";", "\\", " "]),
+             max_size=12).map("".join),
+))
+@example(r"\unicode{xD800}")
+@example(r"\char0 and \char" + '"FFFE')
+@example("&#xD800; &#0; &#xFFFE;")
+def test_every_text_renders_to_text_or_is_refused(text):
+    """Inputs: any Unicode text of up to 40 characters without surrogates (hypothesis' default
+    alphabet), and strings of up to 12 pieces of escape syntax (``\\\\unicode{``, ``\\\\char``,
+    ``^^``, hex digits, quotes, braces, ``&#``). The rendering encodes as UTF-8; and unless the
+    refusal rule flags the text, or the text itself holds a control character (removed by
+    normalization before any rendering), it holds no control character, surrogate or
+    noncharacter."""
+    from neurips_abstracts.latex import bad_character
+
+    plain = to_plain(text)
+    plain.encode("utf-8")
+    if bad_character(text) is None and not re.search("[\\x00-\\x1f\\x7f-\\x9f]", text):
+        assert not _NOT_TEXT.search(plain), plain
+
+
+# -- math spans -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("a $x$ b $$y$$ \\(z\\) \\[w\\]", ["$x$", "$$y$$", "\\(z\\)", "\\[w\\]"]),
+        ("costs $5 and $10, then $x$", ["$x$"]),
+        ("\\$5 and $x$", ["$x$"]),
+        ("unclosed \\( and $", []),
+        ("$a \\(b$ c\\)", ["$a \\(b$"]),
+    ],
+)
+def test_math_spans(text, spans):
+    from neurips_abstracts.latex import math_spans
+
+    assert [text[a:b] for a, b in math_spans(text)] == spans
+
+
+def test_long_record_limit_is_the_one_contributing_states(tmp_path):
+    from neurips_abstracts.validate import MAX_RECORD_CHARS, validate
+
+    row = next(line for line in (Path(__file__).parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `long-record`"))
+    assert f"over {MAX_RECORD_CHARS:,} characters" in row
+    dump = tmp_path / "001_0123456789abcdef.txt"
+    words = "word " * (MAX_RECORD_CHARS // 5)
+    dump.write_text("NeurIPS 2026 论文列表\n\n" + words + "end.\n\nA short one.\n", encoding="utf-8")
+    codes = [(f.line, f.code) for f in validate([dump], raw_dir=tmp_path / "none")]
+    assert (3, "long-record") in codes and (5, "long-record") not in codes
+
+
+def test_bad_character_is_refused_by_validate_and_build_with_one_message(tmp_path):
+    from .conftest import run_cli
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "001_0123456789abcdef.txt").write_text(
+        "NeurIPS 2026 论文列表\n\nA fine abstract.\n\nWe write\n  the dash as \\unicode{xD800} here.\n", encoding="utf-8")
+    checked = run_cli("validate", str(raw))
+    built = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), "--first-release")
+    message = "001_0123456789abcdef.txt:6:15: error: `\\unicode{xD800}` stands for U+D800, a surrogate"
+    assert checked.returncode == 1 and message in checked.stdout + checked.stderr
+    assert built.returncode != 0 and message in built.stdout + built.stderr and "Traceback" not in built.stderr
+    assert not (tmp_path / "dist").exists()

@@ -225,6 +225,7 @@ _FIDELITY_CLASSES = (
     ("ambiguous_scripts", "ambiguous super/subscripts"),
     ("glued_operators", "glued operator names"),
     ("leftover_markup", "leftover markup (`\\`, `$`, `**`, entities)"),
+    ("lost_meaning", "lost meaning (`~` for \"about\" before a number, currency `$`)"),
 )
 
 
@@ -243,7 +244,7 @@ def plain_fidelity_block(result: dict | None) -> str:
     ]
     for key, label in _FIDELITY_CLASSES:
         row = [f"{result['counts'][key]:,} in {result['abstracts_with'][key]:,} abstracts"]
-        row += [f"{candidates[n]['counts'][key]:,}" for n in names]
+        row += [f"{candidates[n]['counts'][key]:,}" if key in candidates[n]["counts"] else "not measured" for n in names]
         lines.append(f"| {label} | " + " | ".join(row) + " |")
     lines.append(
         f"| abstracts per second (one core) | {result['abstracts_per_second']:,.0f} | "
@@ -261,6 +262,33 @@ def plain_fidelity_block(result: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def linearity_block(result: dict | None) -> str:
+    if result is None:
+        return "No results yet: run `python -m benchmarks.linearity`.\n"
+    small, mid, large = (str(n) for n in result["sizes"])
+    kinds = result["kinds"]
+    worst_ratio = max(kinds, key=lambda k: kinds[k]["ratio"])
+    slowest = max(kinds, key=lambda k: kinds[k][large]["cpu_seconds"])
+    lines = [
+        f"Run of `{result['command']}`: {len(kinds)} kinds of adversarial record, each rendered at "
+        f"{int(small):,}, {int(mid):,} and {int(large):,} characters by the build's per-record function "
+        f"(CPU seconds, best of {result['runs']}). Linear work gives time(1 MB) / time(100 kB) = 10, quadratic 100; "
+        f"the largest ratio is {result['max_ratio']:.1f} ({worst_ratio}, limit {result['ratio_limit']}), and the "
+        f"slowest 1 MB record takes {result['max_1mb_cpu_seconds']:.3f} s ({slowest}, limit "
+        f"{result['seconds_limit']:.0f} s; {result['max_1mb_wall_seconds']:.2f} s wall on the shared machine).",
+        "",
+        "| record | 10 kB | 100 kB | 1 MB | 1 MB / 100 kB |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in kinds.items():
+        lines.append(
+            f"| {row['what']} | {row[small]['cpu_seconds'] * 1000:.1f} ms | {row[mid]['cpu_seconds'] * 1000:.1f} ms | "
+            f"{row[large]['cpu_seconds'] * 1000:.0f} ms | {row['ratio']:.1f} |"
+        )
+    lines += ["", machine_sentence(result)]
+    return "\n".join(lines) + "\n"
+
+
 def _result(root: Path, name: str) -> dict | None:
     path = root / "benchmarks" / "results" / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -273,6 +301,7 @@ def benchmark_blocks(root: Path = PROJECT_ROOT) -> dict[str, str]:
         "scale-benchmark": scale_block(_result(root, "scale")),
         "startup-benchmark": startup_block(_result(root, "startup")),
         "plain-fidelity-benchmark": plain_fidelity_block(_result(root, "plain_fidelity")),
+        "linearity-benchmark": linearity_block(_result(root, "linearity")),
     }
 
 

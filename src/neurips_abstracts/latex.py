@@ -29,10 +29,13 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from bisect import bisect_left
 from functools import cache
 
-_URL_SPLIT_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
-_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.?|\$\$|[{}$^_~]|[^\\{}$^_~]+", re.S)
+# Verbatim spans: a bare URL, or \url{..}/\href{..} holding one (plain.py holds them out of markdown too).
+URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
+# A run of ties (~~) or of line breaks (\\\\) is one token: each is one space.
+_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|(?:\\\\){2,}|\\.?|\$\$|~+|[{}$^_]|[^\\{}$^_~]+", re.S)
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _TEXT_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"))
 
@@ -65,11 +68,27 @@ _MATH_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "wid
                  "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a"}
 _MATH_ENVS = frozenset("equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
 _ALPHABETS = {"mathbb": "DOUBLE-STRUCK", "mathcal": "SCRIPT", "mathscr": "SCRIPT", "mathfrak": "FRAKTUR", "Bbb": "DOUBLE-STRUCK"}
+# Macros with a rule of their own in _Renderer._macro (any other is a symbol or unknown).
+_DELIMITER_SIZES = frozenset(("left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "big", "Big", "bigg", "Bigg", "middle"))
+_FRACTIONS = frozenset(("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"))
+_BINOMIALS = frozenset(("binom", "dbinom", "tbinom", "choose"))
+_OVERSETS = frozenset(("overset", "stackrel", "underset"))
+_CITES = frozenset(("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "ref", "eqref", "cref", "Cref", "autoref"))
+_NOTES = frozenset(("footnote", "footnotetext", "thanks"))
+_TEXT_SCRIPTS = frozenset(("textsuperscript", "textsubscript"))
+_OPERATOR_NAMES = frozenset(("operatorname", "mathop"))
+_HANDLED = (
+    _DELIMITER_SIZES | _FRACTIONS | _BINOMIALS | _OVERSETS | _CITES | _NOTES | _TEXT_SCRIPTS | _OPERATOR_NAMES | _SILENT
+    | frozenset(_SPACES) | frozenset(_DROP_ARGS) | _FORMAT_1 | frozenset(_ALPHABETS) | OPERATORS | frozenset(_MATH_ACCENTS)
+    | frozenset(_TEXT_LETTER_ACCENTS) | {"unicode", "char", "sqrt", "not", "item"}
+)
 # Flags of a rendered piece: a word is kept apart from letters, digits and closing brackets
 # around it; a script written with ^ or _ from letters and digits after it; a script sticks to
 # its base.
 _WORD, _SPACED_SCRIPT, _ATTACHED = 1, 2, 4
 _CLOSE = ")]}⟩"
+# The first characters of the nodes that are not a run of text (a token of the renderer).
+_MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
 
 @cache
@@ -88,6 +107,12 @@ def symbols() -> dict[str, str]:
                 "prime": "′", "colon": ":", "over": "/", "textbackslash": "\\", "backslash": "\\", "item": "•",
                 "LaTeX": "LaTeX", "TeX": "TeX", "textemdash": "—", "textendash": "–"})
     return out
+
+
+@cache
+def _simple_symbols() -> dict[str, tuple[str, int]]:
+    """Macro token -> its piece, for the symbols with no rule of their own (\\alpha -> α)."""
+    return {"\\" + name: (text, 0) for name, text in symbols().items() if len(name) > 1 and name not in _HANDLED}
 
 
 @cache
@@ -126,7 +151,7 @@ def _tokens(text: str) -> list[str]:
     out: list[str] = []
     if "\\\\" in text:
         text = _DOUBLED_RE.sub(_undouble, text)
-    for i, part in enumerate(_URL_SPLIT_RE.split(text)):
+    for i, part in enumerate(URL_RE.split(text)):
         if i % 2:
             out.append("\x00" + part)  # verbatim: a URL, or \url{..}/\href{..} holding one
         elif part:
@@ -134,50 +159,141 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-def _parse(tokens: list[str], i: int, closers: tuple[str, ...]) -> tuple[list, int]:
-    """Nodes up to one of ``closers`` (consumed) or the end. A node is a token string, or a list
-    (a brace group), or a tuple ("$", nodes) for math."""
-    nodes: list = []
-    n = len(tokens)
-    while i < n:
-        tok = tokens[i]
-        i += 1
-        if tok in closers:
-            return nodes, i
-        if tok == "{":
-            group, i = _parse(tokens, i, ("}", *[c for c in closers if c != "}"]))
-            if i <= n and tokens[i - 1] in closers and tokens[i - 1] != "}":
-                i -= 1  # math closed inside an unclosed group: let the math see its closer
-            nodes.append(group)
-        elif tok == "}":
-            continue  # unbalanced: markup only
-        elif tok in ("$", "$$", "\\(", "\\["):
-            close = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}[tok]
-            if close not in tokens[i:]:
-                nodes.append(tok[-1] if tok in ("$", "$$") else tok)  # opens no math: a character
+_CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
+
+
+def is_currency(body: str, after_close: str) -> bool:
+    """Whether a ``$`` and the next one are two currency signs, not math, from the ``body``
+    between them and what follows the second: the first stands before a number, and either the
+    second does too (``$5 and $10``), or the body is prose that ends in a space (``$20. Then
+    $x$``). Math may start with a digit ($1-\\delta$, ``$2.2 $\\%``) or stand before one
+    (64$\\times$64), but not both."""
+    if body[:1] not in _DIGITS:
+        return False
+    return after_close[:1] in _DIGITS or body[-1:].isspace() and _PROSE_WORD_RE.search(body) is not None
+
+
+_PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_DIGITS = frozenset("0123456789")
+# The first characters of the tokens that open or close something.
+_PARSE_STARTS = frozenset("{}$\\")
+# The macros that open or close something (the others are nodes as they are).
+_PARSE_MACROS = frozenset(["\\(", "\\)", "\\[", "\\]", "\\begin", "\\end"])
+
+
+class _Parser:
+    """Nodes of a token list. Every look-ahead is a binary search in positions found once
+    (where each closer occurs, where each environment ends), so that parsing is linear in the
+    number of tokens: no opener scans the rest of the text for its closer."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self._at: dict[str, list[int]] = {}
+        self._ends: dict[str, list[int]] | None = None
+
+    def at(self, close: str) -> list[int]:
+        """Indexes of the tokens equal to ``close``, found on first use."""
+        if close not in self._at:
+            self._at[close] = [j for j, tok in enumerate(self.tokens) if tok == close]
+        return self._at[close]
+
+    def ends(self, name: str) -> list[int]:
+        """Indexes of the ``\\end{name}`` of environment ``name``."""
+        if self._ends is None:
+            tokens, self._ends = self.tokens, {}
+            for j in [j for j, tok in enumerate(tokens) if tok == "\\end"]:
+                if j + 3 < len(tokens) and tokens[j + 1] == "{" and tokens[j + 3] == "}":
+                    self._ends.setdefault(tokens[j + 2].strip(), []).append(j)
+        return self._ends.get(name, [])
+
+    @staticmethod
+    def _next(positions: list[int], i: int, end: int) -> int:
+        """The first position at or after ``i`` and before ``end``, or -1."""
+        k = bisect_left(positions, i)
+        return positions[k] if k < len(positions) and positions[k] < end else -1
+
+    def parse(self, i: int, end: int, closers: tuple[str, ...]) -> tuple[list, int]:
+        """Nodes up to one of ``closers`` (consumed) or ``end``. A node is a token string, or a
+        list (a brace group), or a tuple ("$", nodes) for math."""
+        tokens = self.tokens
+        nodes: list = []
+        while i < end:
+            tok = tokens[i]
+            i += 1
+            first = tok[:1]
+            if first not in _PARSE_STARTS or first == "\\" and tok not in _PARSE_MACROS:  # most tokens
+                nodes.append(tok)
                 continue
-            body, i = _parse(tokens, i, (close,))
-            nodes.append(("$", body))
-        elif tok == "\\begin" and i + 2 < n and tokens[i] == "{" and tokens[i + 2] == "}":
-            name = tokens[i + 1].strip()
-            i += 3
-            if name in _MATH_ENVS:
-                end = _find_end(tokens, i, name)
-                body, _ = _parse(tokens[i:end], 0, ())
+            if tok in closers:
+                return nodes, i
+            if tok == "{":
+                group, i = self.parse(i, end, ("}", *[c for c in closers if c != "}"]))
+                if i <= end and tokens[i - 1] in closers and tokens[i - 1] != "}":
+                    i -= 1  # math closed inside an unclosed group: let the math see its closer
+                nodes.append(group)
+            elif tok == "}":
+                continue  # unbalanced: markup only
+            elif tok in _CLOSERS:
+                close = _CLOSERS[tok]
+                if i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
+                    j = i + 1  # $a$: the closer right after one token, found without a search
+                else:
+                    j = self._next(self.at(close), i, end)
+                if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
+                    if tok[0] == "$":
+                        nodes.append(tok[-1])  # opens no math: a character
+                    continue  # a stray \\( or \\[ shows nothing
+                if j == i:  # empty math shows nothing
+                    i += 1
+                    continue
+                if j == i + 1 and tokens[i][:1] not in _PARSE_STARTS:  # $a$, $10$: one token
+                    nodes.append(("$", [tokens[i]]))
+                    i += 2
+                    continue
+                body, i = self.parse(i, end, (close,))
                 nodes.append(("$", body))
-                i = end + 4
-        elif tok == "\\end" and i + 2 < n and tokens[i] == "{" and tokens[i + 2] == "}":
-            i += 3
-        else:
-            nodes.append(tok)
-    return nodes, i
+            elif tok == "\\begin" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":
+                name = tokens[i + 1].strip()
+                i += 3
+                if name in _MATH_ENVS:
+                    stop = self._next(self.ends(name), i, end - 3)
+                    stop = end if stop < 0 else stop
+                    body, _ = self.parse(i, stop, ())
+                    nodes.append(("$", body))
+                    i = stop + 4
+            elif tok == "\\end" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":
+                i += 3
+            else:
+                nodes.append(tok)
+        return nodes, i
 
 
-def _find_end(tokens: list[str], i: int, name: str) -> int:
-    for j in range(i, len(tokens) - 3):
-        if tokens[j] == "\\end" and tokens[j + 1] == "{" and tokens[j + 2].strip() == name and tokens[j + 3] == "}":
-            return j
-    return len(tokens)
+_DELIMITER_RE = re.compile(r"\\[()\[\]]|\\.|\$\$|\$", re.S)
+
+
+def math_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each math span of ``text``, delimiters included, paired as the renderer
+    pairs them: ``$..$``, ``$$..$$``, ``\\(..\\)``, ``\\[..\\]``; an escaped ``\\$`` is a
+    character, and so is an opener without a closer and a currency sign (:func:`is_currency`)."""
+    found = [(m.start(), m.end(), m.group()) for m in _DELIMITER_RE.finditer(text)]
+    at: dict[str, list[int]] = {close: [] for close in _CLOSERS.values()}
+    for j, (_, _, tok) in enumerate(found):
+        if tok in at:
+            at[tok].append(j)
+    spans = []
+    k, n = 0, len(found)
+    while k < n:
+        start, after, tok = found[k]
+        k += 1
+        close = _CLOSERS.get(tok)
+        if close is None:
+            continue
+        j = _Parser._next(at[close], k, n)
+        if j < 0 or tok == "$" and is_currency(text[after : found[j][0]], text[found[j][1] : found[j][1] + 1]):
+            continue
+        spans.append((start, found[j][1]))
+        k = j + 1
+    return spans
 
 
 def _enclosed(s: str) -> bool:
@@ -200,7 +316,7 @@ def _atom(s: str) -> bool:
         return True
     if len(s) == 1 or unicodedata.combining(s[-1]) and all(unicodedata.combining(c) for c in s[1:]):
         return True
-    return s.isalnum() and (s.isdigit() or len(s) == 1) or _enclosed(s)
+    return s.isalnum() and (s.isdecimal() or len(s) == 1) or _enclosed(s)  # 10³ is no number: x^(10³)
 
 
 def _wrap(s: str) -> str:
@@ -229,6 +345,9 @@ def _script(marker: str, body: str) -> tuple[str, int]:
 class _Renderer:
     def __init__(self) -> None:
         self.sym = symbols()
+        self.simple = _simple_symbols()
+        self.unknown: set[str] = set()  # macro tokens of this text found unknown (\\bH) by _macro
+
 
     # -- arguments -------------------------------------------------------------------------
     @staticmethod
@@ -261,33 +380,49 @@ class _Renderer:
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
         pieces: list[tuple[str, int]] = []  # (text, flags)
+        append = pieces.append
+        simple, unknown = self.simple, self.unknown
         nodes = list(nodes)
+        n = len(nodes)  # _next_arg may replace a node, never add or remove one
         k = 0
-        while k < len(nodes):
+        while k < n:
             node = nodes[k]
             k += 1
-            if isinstance(node, tuple):
-                pieces.append((self.render(node[1], True), 0))
-            elif isinstance(node, list):
-                pieces.append((self.render(node, math), 0))
-            elif node.startswith("\x00"):
-                pieces.append(self._verbatim(node[1:], nodes, k, math))
+            if type(node) is not str:
+                if type(node) is tuple:
+                    body = node[1]
+                    if len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
+                        append((body[0], 0))  # math of one run of text ($a$, $10$): as it is
+                    else:
+                        append((self.render(body, True), 0))
+                else:
+                    append((self.render(node, math), 0))
+                continue
+            first = node[:1]
+            if first not in _MARKUP_STARTS:  # most nodes: a run of text
+                append((node, 0) if math else (_text(node), 0))
+            elif first == "\\" and not (math and node == "\\_"):
+                symbol = simple.get(node)
+                if symbol is not None:  # a symbol: \\alpha
+                    append(symbol)
+                elif node in unknown and (k >= n or type(nodes[k]) is not list):  # \\bH with no argument
+                    append((node[1:], _WORD))
+                else:
+                    k = self._macro(node, nodes, k, math, pieces)
+            elif first == "~":  # a tie, or a run of them; one before a number may mean "about"
+                append((" " * (len(node) - 1) + ("~" if not math and k < n and _about(nodes, k) else " "), 0))
+            elif first == "\x00":
+                append(self._verbatim(node[1:], nodes, k, math))
                 if node.startswith("\x00\\href"):
                     k = self._skip_arg(nodes, k)
-            elif (node in ("^", "_") or math and node == "\\_") and (math or (k < len(nodes) and isinstance(nodes[k], list))):
+            elif math or k < n and type(nodes[k]) is list:  # ^, _ or, in math, \\_
                 # In text only a script with a brace group (x^{2k}) is one: snake_case is not.
                 # In math, \\_ is a subscript escaped for markdown.
                 body, k = self._operand(nodes, k, True)
                 if body:
-                    pieces.append(_script(node[-1], body))
-            elif node.startswith("\\"):
-                k = self._macro(node, nodes, k, math, pieces)
-            elif node == "~":
-                pieces.append((" ", 0))
-            elif math:
-                pieces.append((node, 0))
+                    append(_script(node[-1], body))
             else:
-                pieces.append((_text(node), 0))
+                append((_text(node), 0))
         return _join(pieces)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
@@ -320,8 +455,18 @@ class _Renderer:
         return self.render(arg if isinstance(arg, list) else [arg], math), k
 
     def _macro(self, tok: str, nodes: list, k: int, math: bool, pieces: list) -> int:
-        name = tok[1:].rstrip("*") or "\\"
+        name = tok[1:].rstrip("*") or tok[1:] or "\\"  # \* is an escaped *
         sym = self.sym
+        if name[0] == "\\":  # a run of line breaks
+            pieces.append((" ", 0))
+            return k
+        if len(name) > 1 and name not in _HANDLED:  # most macros: a symbol, or one we do not know
+            if name in sym:
+                pieces.append((sym[name], 0))
+                return k
+            if tok[-1] != "*":
+                self.unknown.add(tok)  # unknown in text and math alike: render() takes it faster next time
+            return self._unknown(name, nodes, k, math, pieces)
         if len(name) == 1 and not name.isalpha():
             if name in _ACCENTS and not (math and name in "^_"):
                 body, k = self._arg_text(nodes, k, math)
@@ -333,7 +478,7 @@ class _Renderer:
             else:
                 pieces.append((sym.get(name, name), 0))
             return k
-        if name in ("left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "big", "Big", "bigg", "Bigg", "middle"):
+        if name in _DELIMITER_SIZES:
             j = k
             while j < len(nodes) and isinstance(nodes[j], str) and nodes[j].isspace():
                 j += 1
@@ -347,6 +492,10 @@ class _Renderer:
         if name == "unicode":
             body, k = self._arg_text(nodes, k, math)
             pieces.append((_code_point(body or "") or f"unicode({body})", 0))
+            return k
+        if name == "char" and k < len(nodes) and isinstance(nodes[k], str) and (number := _CHAR_NUMBER_RE.match(nodes[k])):
+            nodes[k] = nodes[k][number.end() :]
+            pieces.append((_character(_char_code(number)), 0))
             return k
         if name in _SPACES:
             pieces.append((_SPACES[name], 0))
@@ -373,7 +522,7 @@ class _Renderer:
                 body = "".join(_styled(_ALPHABETS[name], c) for c in body.strip())
             pieces.append((body, 0))
             return k
-        if name in ("operatorname", "mathop"):
+        if name in _OPERATOR_NAMES:
             body, k = self._arg_text(nodes, k, math)
             pieces.append(((body or "").strip(), _WORD))
             return k
@@ -384,12 +533,12 @@ class _Renderer:
             body, k = self._arg_text(nodes, k, math)
             pieces.append((_accent(body or "", _MATH_ACCENTS.get(name) or _TEXT_LETTER_ACCENTS[name]), 0))
             return k
-        if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"):
+        if name in _FRACTIONS:
             num, k = self._arg_text(nodes, k, math)
             den, k = self._arg_text(nodes, k, math)
             pieces.append((f"{_wrap(num or '')}/{_wrap(den or '')}", _WORD))
             return k
-        if name in ("binom", "dbinom", "tbinom", "choose"):
+        if name in _BINOMIALS:
             n_, k = self._arg_text(nodes, k, math)
             r_, k = self._arg_text(nodes, k, math)
             pieces.append((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
@@ -400,23 +549,23 @@ class _Renderer:
             body = _wrap(body or "")
             pieces.append((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
             return k
-        if name in ("overset", "stackrel", "underset"):
+        if name in _OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
             mark = "_" if name == "underset" else "^"
             pieces.append((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
             return k
-        if name in ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "ref", "eqref", "cref", "Cref", "autoref"):
+        if name in _CITES:
             self._arg_text(nodes, k, math, optional=True)
             _, k = self._next_arg(nodes, k, optional=True)
             body, k = self._arg_text(nodes, k, math)
             pieces.append((f"[{(body or '').strip()}]", 0))
             return k
-        if name in ("footnote", "footnotetext", "thanks"):
+        if name in _NOTES:
             body, k = self._arg_text(nodes, k, False)
             pieces.append((f" ({(body or '').strip()})", 0))
             return k
-        if name in ("textsuperscript", "textsubscript"):
+        if name in _TEXT_SCRIPTS:
             body, k = self._arg_text(nodes, k, False)
             if body and body.strip():
                 pieces.append(_script("^" if name == "textsuperscript" else "_", body.strip()))
@@ -433,7 +582,16 @@ class _Renderer:
         if name in sym:
             pieces.append((sym[name], 0))
             return k
-        # Unknown: keep the name, and the brace groups that follow it directly as its arguments.
+        if tok[-1] != "*" and name.isalpha() and name not in _HANDLED:
+            self.unknown.add(tok)  # \\a: unknown in text and math alike
+        return self._unknown(name, nodes, k, math, pieces)
+
+    def _unknown(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
+        """An unknown macro keeps its name, and the brace groups that follow it directly as its
+        arguments."""
+        if k >= len(nodes) or type(nodes[k]) is not list:
+            pieces.append((name, _WORD))
+            return k
         args = []
         while k < len(nodes) and isinstance(nodes[k], list):
             body = self.render(nodes[k], math).strip()
@@ -450,12 +608,99 @@ class _Renderer:
 
 
 def _code_point(body: str) -> str:
-    """MathJax's \\unicode{x2014} or \\unicode{8212}: the character, or "" if not one."""
+    """MathJax's \\unicode{x2014} or \\unicode{8212}: the character (U+FFFD for one that is
+    not text, see :func:`bad_code_point`), or "" if the body is not a number."""
+    number = _unicode_number(body)
+    return "" if number is None else _character(number)
+
+
+def _unicode_number(body: str) -> int | None:
     body = body.strip()
     try:
-        return chr(int(body[1:], 16) if body[:1] in "xX" else int(body))
+        return int(body[1:], 16) if body[:1] in "xX" else int(body)
     except (ValueError, OverflowError):
-        return ""
+        return None
+
+
+# TeX's \char: decimal, 'octal, "hex (\char"41 and \char65 are both "A").
+_CHAR_NUMBER_RE = re.compile(r"\s*(?:\"([0-9A-Fa-f]{1,8})|'([0-7]{1,11})|([0-9]{1,10}))")
+
+
+def _char_code(m: re.Match) -> int:
+    return int(m[1], 16) if m[1] else int(m[2], 8) if m[2] else int(m[3])
+
+
+def _character(number: int) -> str:
+    return "\ufffd" if bad_code_point(number) else chr(number)
+
+
+_NONCHARACTERS = frozenset([*range(0xFDD0, 0xFDF0), *(p * 0x10000 + c for p in range(17) for c in (0xFFFE, 0xFFFF))])
+
+
+def bad_code_point(number: int) -> str | None:
+    """Why a code point cannot stand in an abstract (it is not text that UTF-8 can carry or a
+    reader can see), or None for one that can."""
+    if not 0 <= number <= 0x10FFFF:
+        return "beyond the last Unicode code point"
+    if 0xD800 <= number <= 0xDFFF:
+        return "a surrogate, which UTF-8 cannot encode"
+    if number in _NONCHARACTERS:
+        return "a Unicode noncharacter"
+    if number < 0x20 or 0x7F <= number < 0xA0:
+        return "NUL" if number == 0 else "a control character"
+    return None
+
+
+# Escapes that stand for one character: MathJax's \unicode{..}, TeX's \char and its ^^ notation
+# (^^^^^^ and six hex digits, ^^^^ and four, ^^ and two, or ^^ and a character c: c ± 64).
+_ESCAPE_RE = re.compile(
+    r"\\unicode\s*\{([^{}]*)\}|\\char(?![A-Za-z])" + _CHAR_NUMBER_RE.pattern
+    + r"|\^\^\^\^\^\^([0-9a-f]{6})|\^\^\^\^([0-9a-f]{4})|\^\^([0-9a-f]{2})|\^\^([\x00-\x7f])"
+)
+_BAD_CHARACTER_RE = re.compile(
+    "[\ud800-\udfff" + "".join(f"\\U{c:08x}" for c in sorted(_NONCHARACTERS)) + "]"
+)
+
+
+def bad_character(text: str) -> tuple[int, str] | None:
+    """The first character of ``text`` that no abstract may hold, written or escaped, as
+    (offset, why): a surrogate or noncharacter, or an escape that stands for one, for NUL or a
+    control character, or for no character at all (``\\unicode{xD800}``, ``\\char0``, ``^^@``).
+    ``validate`` and the build refuse such a record with this one rule."""
+    found = []
+    if not text.isascii() and (m := _BAD_CHARACTER_RE.search(text)):
+        found.append((m.start(), f"character U+{ord(m.group()):04X} is {bad_code_point(ord(m.group()))}: not text"))
+    if "\\" in text or "^^" in text:
+        for m in _ESCAPE_RE.finditer(text):
+            if m[1] is not None:
+                number = _unicode_number(m[1])
+                if number is None:
+                    continue  # not a number: rendered as written
+            elif m[2] or m[3] or m[4]:
+                number = _char_code(re.match(_CHAR_NUMBER_RE, m.group()[5:]))
+            elif m[5] or m[6] or m[7]:
+                number = int(m[5] or m[6] or m[7], 16)
+            else:
+                number = ord(m[8]) + (64 if ord(m[8]) < 64 else -64)
+            why = bad_code_point(number)
+            if why:
+                found.append((m.start(), f"`{m.group()}` stands for U+{number:04X}, {why}: write the intended character instead, or remove the escape"))
+                break
+    return min(found) if found else None
+
+
+def _about(nodes: list, k: int) -> bool:
+    """Whether the ``~`` before ``k`` means "about" (``~90x``, ``(~50%``, ``2.8%~4.5%``) rather
+    than a tie (``Figure~3``, ``et~al.~2022``): it stands before a number, after no letter,
+    digit or sentence punctuation."""
+    after = nodes[k]
+    if type(after) is not str or after[:1] not in _DIGITS:
+        return False
+    before = nodes[k - 2] if k >= 2 else ""
+    if not isinstance(before, str) or before.startswith(("\\", "\x00")):
+        return False
+    last = before[-1:]
+    return not (last.isalnum() or last in ".,;:!?)]}")
 
 
 def _space_before(nodes: list, k: int) -> bool:
@@ -485,8 +730,13 @@ def _join(pieces: list[tuple[str, int]]) -> str:
     return "".join(out)
 
 
+_TEXT_SPECIAL_RE = re.compile("&|" + "|".join(re.escape(old) for old, _ in _TEXT_SPECIALS))
+
+
 def _text(run: str) -> str:
     """A run of text outside math: TeX quotes and dashes, HTML entities."""
+    if len(run) < 2 or not _TEXT_SPECIAL_RE.search(run):  # most runs: nothing to do
+        return run
     if "&" in run:
         run = _ENTITY_RE.sub(lambda m: html.unescape(m.group()), run)
     for old, new in _TEXT_SPECIALS:
@@ -507,7 +757,8 @@ def _accent(body: str, mark: str) -> str:
 def latex_to_text(text: str) -> str:
     """Readable Unicode for an abstract's LaTeX; see the module docstring for the rules."""
     try:
-        nodes, _ = _parse(_tokens(text), 0, ())
+        tokens = _tokens(text)
+        nodes, _ = _Parser(tokens).parse(0, len(tokens), ())
         out = _Renderer().render(nodes, False)
     except RecursionError:  # braces nested hundreds deep: keep every word, drop the markup
         out = re.sub(r"\\(?=[A-Za-z])|[{}$]", "", text)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import DumpError
+from .latex import bad_character
 
 BOM = b"\xef\xbb\xbf"
 HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
@@ -56,6 +57,18 @@ class Dump:
     records: tuple[RawRecord, ...]
     n_records: int
     invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
+
+
+def bad_character_error(name: str, record: RawRecord) -> DumpError | None:
+    """The error for a record holding a character no abstract may hold, written or escaped
+    (:func:`.latex.bad_character`), at its line and column; None for a record without one."""
+    found = bad_character(record.text_raw)
+    if found is None:
+        return None
+    offset, why = found
+    before = record.text_raw[:offset]
+    line = record.line_start + before.count("\n")
+    return DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
 
 
 def no_visible_text(name: str, line: int) -> DumpError:
@@ -150,6 +163,8 @@ def parse_dump(
             )
         )
         para.clear()
+        if problem := bad_character_error(name, records[-1]):
+            raise problem
 
     invisible: list[tuple[int, str]] = []
     for number, (line_start, content_end, content) in enumerate(lines[1:], start=2):

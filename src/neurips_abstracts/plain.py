@@ -1,71 +1,214 @@
 """Readable plain text and URLs from a normalized abstract.
 
 ``abstract`` keeps LaTeX, markdown and HTML entities as published; ``abstract_plain`` is
-:func:`to_plain` of it: markdown emphasis removed outside math (``**x**``, ``__x__``, ``*x*``,
-``_x_``; ``[text](url)`` becomes "text (url)"), then LaTeX rendered by :mod:`.latex`, then runs of
-white space made one space. It is a pure function of the one abstract: nothing is cached or shared
-between abstracts, so a paper's plain text cannot depend on the rest of the build.
+:func:`to_plain` of it: markdown links become "text (url)" and markdown emphasis is removed where
+CommonMark reads emphasis (``**x**``, ``__x__``, ``*x*``, ``_x_``), outside math and URLs; then
+LaTeX is rendered by :mod:`.latex`, then runs of white space become one space. An ``_`` or ``*``
+that CommonMark reads as a character (``snake_case``, ``x̃_t``, ``a * b``, one with no partner)
+stays. It is a pure function of the one abstract: nothing is cached or shared between
+abstracts, so a paper's plain text cannot depend on the rest of the build.
+
+Every step is one pass over the text, or a bounded number of them: the cost of a record is
+linear in its length, whatever it holds (benchmarks/linearity.py measures it).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from .latex import latex_to_text
+from .latex import URL_RE as _VERBATIM_RE
+from .latex import latex_to_text, math_spans
 
-__all__ = ["extract_urls", "latex_to_text", "strip_markdown", "to_plain"]
+__all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
 
-# As in CommonMark, `*` emphasis may open and close inside a word (**VA**lue), `_` may not (snake_case).
-_MD_STRONG_RES = (
-    re.compile(r"(?<![*\\])\*\*\*(?=[^\s*])(.+?)(?<=[^\s\\])\*\*\*"),
-    re.compile(r"(?<![*\\])\*\*(?=[^\s*])(.+?)(?<=[^\s\\])\*\*"),
-    re.compile(r"(?<![\w\\])__(?=[^\s_])(.+?)(?<=[^\s\\])__(?!\w)"),
-)
-_MD_EM_RES = (
-    re.compile(r"(?<![*\\])\*(?=[^\s*])(.+?)(?<=[^\s*\\])\*(?!\*)"),
-    re.compile(r"(?<![\w\\])_(?=[^\s_])(.+?)(?<=[^\s_\\])_(?!\w)"),
-)
-_MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s]+)\)")
+# A URL holds no ``[`` or ``]`` (as in _URL_RE), so that every attempt ends at the next bracket.
+_MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s\[\]]+)\)")
 _URL_RE = re.compile(r"https?://[^\s<>\"{}|\\^`\[\]]+", re.IGNORECASE)
 _URL_TRAILING = ".,;:!?]}'\"*_>"
+_AUTOLINK_TRAILING = ".,;:!?'\"*_~"
 # Text where none of these occur has no LaTeX or entity to render. Plain substring tests:
 # one regular expression with these alternatives costs a fifth of the whole rendering.
 _TRIGGERS = ("\\", "$", "{", "}", "~", "&", "--", "``", "''", "!`", "?`")
+_HOLE = "\ue000"  # a private-use character stands for each math span and URL while markdown is removed
+_ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+# CommonMark's Unicode whitespace (Zs, tab, line feed, form feed, carriage return) and the line
+# tabulation markdown-it counts too; the start and the end of the text count as white space.
+_SPACE_CATEGORIES = ("Zs",)
+_EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
+
+
+def _kind(ch: str) -> int:
+    """0: white space (or the text's edge), 1: punctuation (Unicode P or S), 2: anything else."""
+    if not ch or ch in "\t\n\x0b\x0c\r" or unicodedata.category(ch) in _SPACE_CATEGORIES:
+        return 0
+    if ch in _ASCII_PUNCT or unicodedata.category(ch)[0] in "PS":
+        return 1
+    return 2
+
+
+_ASCII_KIND = {chr(c): _kind(chr(c)) for c in range(128)}
+
+
+def strip_emphasis(text: str) -> str:
+    """``text`` without the ``*`` and ``_`` that CommonMark reads as emphasis markers.
+
+    CommonMark's own algorithm (spec 0.31.2, "Emphasis and strong emphasis", and its "process
+    emphasis" procedure): delimiter runs, left- and right-flanking from the characters around
+    them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
+    character after it. What the algorithm leaves is kept as written.
+    """
+    # Delimiter runs: [char, start, length, remaining, can_open, can_close]
+    runs: list[list] = []
+    n = len(text)
+    for m in _EMPHASIS_RUN_RE.finditer(text):
+        run = m.group()
+        if run[0] == "\\":
+            continue
+        start, end = m.span()
+        ch = text[start - 1] if start else ""
+        before = _ASCII_KIND.get(ch)
+        if before is None:
+            before = _kind(ch)
+        ch = text[end] if end < n else ""
+        after = _ASCII_KIND.get(ch)
+        if after is None:
+            after = _kind(ch)
+        left = after != 0 and (after != 1 or before != 2)
+        right = before != 0 and (before != 1 or after != 2)
+        if run[0] == "*":
+            can_open, can_close = left, right
+        else:
+            can_open = left and (not right or before == 1)
+            can_close = right and (not left or after == 1)
+        if can_open or can_close:
+            runs.append([run[0], start, len(run), len(run), can_open, can_close])
+    if not any(r[5] for r in runs):
+        return text
+    count = len(runs)
+    prev = list(range(-1, count - 1))
+    nxt = list(range(1, count + 1))
+    # The lowest opener worth looking at, by closer character, whether the closer can open too,
+    # and its length mod 3: what makes the search linear (as in the reference implementation).
+    bottom: dict[tuple[str, bool, int], int] = {}
+    closer = 0
+    while closer < count:
+        ch, _, length, remaining, can_open, can_close = runs[closer]
+        if not can_close or remaining == 0:
+            closer = nxt[closer]
+            continue
+        key = (ch, can_open, length % 3)
+        floor = bottom.get(key, -1)
+        opener = prev[closer]
+        found = False
+        while opener > floor:
+            o = runs[opener]
+            if o[0] == ch and o[4] and o[3] > 0:
+                odd = (can_open or o[5]) and (o[2] + length) % 3 == 0 and not (o[2] % 3 == 0 and length % 3 == 0)
+                if not odd:
+                    found = True
+                    break
+            opener = prev[opener]
+        if not found:
+            bottom[key] = prev[closer]
+            if not can_open:  # a closer that found nothing and cannot open is a character
+                p, q = prev[closer], nxt[closer]
+                if p >= 0:
+                    nxt[p] = q
+                if q < count:
+                    prev[q] = p
+            closer = nxt[closer]
+            continue
+        o = runs[opener]
+        use = 2 if remaining >= 2 and o[3] >= 2 else 1
+        o[3] -= use
+        runs[closer][3] -= use
+        # Delimiters between the two are characters now: unlink them.
+        nxt[opener] = closer
+        prev[closer] = opener
+        if o[3] == 0:
+            p = prev[opener]
+            if p >= 0:
+                nxt[p] = closer
+            prev[closer] = p
+        if runs[closer][3] == 0:
+            p, q = prev[closer], nxt[closer]
+            if p >= 0:
+                nxt[p] = q
+            if q < count:
+                prev[q] = p
+            closer = q
+    out: list[str] = []
+    pos = 0
+    for ch, start, length, remaining, _, _ in runs:
+        if remaining != length:
+            out.append(text[pos:start])
+            out.append(ch * remaining)
+            pos = start + length
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def strip_markdown(text: str) -> str:
-    """Remove markdown emphasis and turn ``[text](url)`` links into ``text (url)``."""
+    """Turn ``[text](url)`` links into ``text (url)`` and remove markdown emphasis."""
     if "](" in text:
         text = _MD_LINK_RE.sub(r"\1 (\2)", text)
-    # Most abstracts have no emphasis at all: only run the patterns whose marker occurs.
-    patterns = [p for p, marker in zip((*_MD_STRONG_RES, *_MD_EM_RES), "**_*_") if marker in text]
-    previous = None
-    while patterns and previous != text:  # nested emphasis such as **_x_** needs more than one pass
-        previous = text
-        for pattern in patterns:
-            text = pattern.sub(r"\1", text)
+    if "*" in text or "_" in text:  # most abstracts have no emphasis at all
+        text = strip_emphasis(text)
     return text
 
 
-_MATH_RE = re.compile(r"(\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\])")
+def _hold_out(text: str) -> tuple[str, list[str]]:
+    """``text`` with each math span and URL replaced by _HOLE, and those spans in order."""
+    spans = math_spans(text) if "$" in text or "\\" in text else []
+    if "://" in text or "\\url" in text or "\\href" in text:
+        # As GitHub's autolinks: trailing punctuation (*https://x.org/a*.) is not part of a bare URL.
+        urls = [(m.start(), m.start() + len(m.group().rstrip(_AUTOLINK_TRAILING) if m.group()[0] == "h" else m.group()))
+                for m in _VERBATIM_RE.finditer(text)]
+        spans = _merge(spans, urls)
+    if not spans:
+        return text, []
+    pieces, held, pos = [], [], 0
+    for start, end in spans:
+        pieces.append(text[pos:start])
+        pieces.append(_HOLE)
+        held.append(text[start:end])
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces), held
 
 
-_HOLE = "\ue000"  # a private-use character stands for each math span while markdown is removed
+def _merge(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of ``a`` and those of ``b`` that overlap none of ``a``, in order."""
+    out, k = [], 0
+    for start, end in b:
+        while k < len(a) and a[k][1] <= start:
+            out.append(a[k])
+            k += 1
+        if k < len(a) and a[k][0] < end:
+            continue  # inside (or across) a math span: the math decides
+        out.append((start, end))
+    out.extend(a[k:])
+    return out
 
 
 def to_plain(abstract: str) -> str:
     """``abstract_plain`` of a normalized abstract."""
-    # Markdown first and outside math only, where ``_`` and ``*`` are LaTeX, not emphasis. Math
-    # is held out as one character, so that emphasis around it (**N$^2$-GNN**) is still seen.
-    if ("$" in abstract or "\\" in abstract) and _HOLE not in abstract:
-        maths = _MATH_RE.findall(abstract)
-        text = strip_markdown(_MATH_RE.sub(_HOLE, abstract))
-        if maths:
-            spans = iter(maths)
+    # Markdown first and outside math and URLs only, where ``_`` and ``*`` are LaTeX or part of
+    # an address. Each is held out as one character, so that emphasis around math
+    # (**N$^2$-GNN**) is still seen.
+    if "*" in abstract or "_" in abstract or "](" in abstract:
+        if _HOLE in abstract:
+            abstract = abstract.replace(_HOLE, "\ufffd")  # never in a normalized abstract
+        if "[" in abstract and "](" in abstract:
+            abstract = _MD_LINK_RE.sub(r"\1 (\2)", abstract)
+        held_text, held = _hold_out(abstract)
+        text = strip_emphasis(held_text) if "*" in held_text or "_" in held_text else held_text
+        if held:
+            spans = iter(held)
             text = re.sub(_HOLE, lambda _: next(spans), text)
     else:
-        parts = _MATH_RE.split(abstract) if "$" in abstract or "\\" in abstract else [abstract]
-        text = "".join(part if i % 2 else strip_markdown(part) for i, part in enumerate(parts))
+        text = abstract
     if any(t in text for t in _TRIGGERS):
         text = latex_to_text(text)
     return " ".join(text.split())  # runs of white space to one space, ends stripped
@@ -78,14 +221,19 @@ def extract_urls(text: str) -> list[str]:
         return []
     for match in _URL_RE.finditer(text):
         url = match.group()
-        while url:
-            if url[-1] in _URL_TRAILING:
-                url = url[:-1]
+        opened, closed = url.count("("), url.count(")")
+        end = len(url)
+        while end:
+            last = url[end - 1]
+            if last in _URL_TRAILING:
+                end -= 1
             # A closing parenthesis belongs to the URL only when it closes one opened inside it.
-            elif url[-1] == ")" and url.count("(") < url.count(")"):
-                url = url[:-1]
+            elif last == ")" and opened < closed:
+                end -= 1
+                closed -= 1
             else:
                 break
+        url = url[:end]
         if len(url) > len("https://"):
             scheme, rest = url.split("://", 1)
             seen.setdefault(f"{scheme.lower()}://{rest}", None)  # "Https://" at a sentence start

@@ -21,6 +21,10 @@ from .normalize import normalize
 from .parse import RawRecord, no_visible_text, parse_dump
 
 MIN_WORDS = 20
+# A record longer than this is not one abstract (real ones stay far below: the longest of the
+# thousands in the benchmark corpora has about 2,600 characters): several abstracts run together
+# without a blank line between them, or a page pasted whole. The build still takes it.
+MAX_RECORD_CHARS = 10_000
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 # Words an English sentence does not end on: a record ending on one was cut off.
@@ -85,6 +89,9 @@ def record_findings(file: str, record: RawRecord) -> Iterable[Finding]:
         line, column = _position(record, offset) if offset is not None else (record.line_start, None)
         return Finding(file, line, column, "warning", code, message)
 
+    if len(text) > MAX_RECORD_CHARS:
+        yield warn("long-record", f"{len(text):,} characters, over the {MAX_RECORD_CHARS:,} no abstract needs: several "
+                   "abstracts run together (a blank line missing between them) or a whole page pasted")
     control = _CONTROL_RE.search(record.text_raw)
     if control:
         yield warn("control-character", f"control character U+{ord(control.group()):04X} (removed by the build)", control.start())
