@@ -71,13 +71,21 @@ def _rss_tree(pid: int) -> int:
 
 
 class Sampler:
-    """Peak memory (PSS of the build and its workers) per stage, sampled in a thread."""
+    """Peak memory (PSS of the build) per stage, sampled in a thread. A stage entered many
+    times (the build parses and normalizes dump by dump) adds up its seconds."""
 
     def __init__(self):
-        self.current = 0
+        self.peak = 0
+        self.active: tuple[str, dict] | None = None
         self.stop = False
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
+
+    def _note(self, pss: int) -> None:
+        self.peak = max(self.peak, pss)
+        if self.active:
+            name, into = self.active
+            into[name]["peak_bytes"] = max(into[name]["peak_bytes"], pss)
 
     def _run(self):
         # Reading PSS makes the kernel walk every page of the process: once a second keeps the
@@ -85,15 +93,23 @@ class Sampler:
         # third of its speed), at the price of missing peaks shorter than a second.
         pid = os.getpid()
         while not self.stop:
-            self.current = max(self.current, _rss_tree(pid))
+            self._note(_rss_tree(pid))
             time.sleep(1.0)
 
     @contextlib.contextmanager
     def stage(self, name: str, into: dict):
-        self.current = _rss_tree(os.getpid())
+        first = name not in into
+        into.setdefault(name, {"seconds": 0.0, "peak_bytes": 0, "entered": 0})
+        self.active = (name, into)
+        if first:  # a stage shorter than the sampling interval still gets a reading
+            self._note(_rss_tree(os.getpid()))
         started = time.perf_counter()
         yield
-        into[name] = {"seconds": time.perf_counter() - started, "peak_bytes": max(self.current, _rss_tree(os.getpid()))}
+        into[name]["seconds"] += time.perf_counter() - started
+        into[name]["entered"] += 1
+        if first:
+            self._note(_rss_tree(os.getpid()))
+        self.active = None
 
 
 def ensure_dumps(n: int) -> Path:
@@ -142,7 +158,7 @@ def _whole(n: int, run, papers_of_records) -> dict:
     return {
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
-        "peak_bytes": max(s["peak_bytes"] for s in stages.values()),
+        "peak_bytes": max(sampler.peak, *(s["peak_bytes"] for s in stages.values())),
         "stages": {
             name: {**s, "records_per_second": n / s["seconds"], "mb_per_second": total_bytes / 1e6 / s["seconds"]}
             for name, s in stages.items()
@@ -202,10 +218,12 @@ def prepare_distinct(n: int) -> Path:
     from neurips_abstracts.load import read_raw
 
     folder, _, labels = _files(n)
-    normalized = pipeline.normalize_records(pipeline.parse(read_raw(folder), DEFAULT_CONFIG))
+    parsed = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
+    parsed.spool.close()
+    texts = parsed.versions.text
     label_of: dict[str, int] = {}
-    for text, label in zip(normalized, labels):
-        label_of.setdefault(text, label)
+    for v, label in zip(parsed.version.tolist(), labels):
+        label_of.setdefault(texts[v], label)
     path = OUT / f"distinct-{n}.pkl"
     with open(path, "wb") as fh:
         pickle.dump((list(label_of), list(label_of.values())), fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -325,7 +343,6 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         "dumps": len(files),
         "bytes": sum(p.stat().st_size for p in files),
         "papers_truth": len(set(labels)),
-        "workers": __import__("neurips_abstracts.parallel", fromlist=["workers"]).workers(),
         "floor_seconds": _child("--floor", n)["seconds"],
         "repeats": repeats,
         "total_seconds": ours["seconds"],

@@ -88,6 +88,49 @@ def synthetic_abstracts(n: int, seed: int = 0, words: tuple[int, int] = (150, 26
     return out
 
 
+_WORDS = ("model learning data graph kernel neural sparse bound regret policy gradient estimator prior "
+          "convex training network loss sample label robust attention token latent diffusion").split()
+
+
+def synthetic_dumps(folder, seed: int = 0, papers: int = 240) -> None:
+    """Dumps with every kind of record the stages handle: distinct abstracts, revisions, noisy
+    exact copies, non-ASCII and mojibake, LaTeX and URLs, spread over four files."""
+    rng = random.Random(seed)
+    records = []
+    for p in range(papers):
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(40, 120))]
+        if p % 7 == 0:
+            words.insert(5, "naïve Schrödinger")
+        if p % 11 == 0:
+            words.insert(9, r"$\alpha_{t}$ with \emph{care}")
+        if p % 13 == 0:
+            words.append(f"Code: https://example.org/p{p}.")
+        text = f"Paper {p}: " + " ".join(words) + "."
+        records.append(text)
+        if p % 3 == 0:  # a revision: a few words changed
+            revised = text.split()
+            for k in rng.sample(range(3, len(revised) - 1), 3):
+                revised[k] = rng.choice(_WORDS)
+            records.append(" ".join(revised))
+        if p % 4 == 0:  # an exact copy as a recrawl gives it: spacing, a hard wrap, mojibake
+            noisy = text.replace(" ", "  ", 3)
+            cut = len(noisy) // 2
+            noisy = noisy[:cut] + "\n" + noisy[cut:]
+            if p % 8 == 0:
+                noisy = noisy.encode("utf-8").decode("cp1252", errors="replace")
+            records.append(noisy)
+    rng.shuffle(records)
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in range(4):
+        body = "\n\n".join(records[d::4])
+        (folder / f"{d:03d}_{d + 10:016x}.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder, by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def require_shared() -> None:
     """Fail (never skip) where ../shared is absent: only `corpus` tests read it, and those run
     only when asked for."""

@@ -68,6 +68,7 @@ def produce(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
+    workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
     of raw texts (an unnamed temporary file).
@@ -81,7 +82,7 @@ def produce(
     with stage("read"):
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
-    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version)
+    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version, workers)
     with stage("contracts"):
         try:
             check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
@@ -133,17 +134,19 @@ def build(
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
+    workers: int | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
     ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
-    Hub repository than the project's hub-repo.
+    Hub repository than the project's hub-repo. ``workers`` bounds the processes of the
+    stages that use several (None: every usable core); the bytes written do not depend on it.
     """
     started = time.perf_counter()
     with gc_paused():
-        result = produce(raw_dir, config, stage, previous)
+        result = produce(raw_dir, config, stage, previous, workers)
         try:
             with stage("write"):
                 atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id))

@@ -29,7 +29,7 @@ from .identity import Founding, Identity, assign_ids, record_key
 from .load import copy_error
 from .normalize import normalize
 from .parse import Dump, no_visible_text, parse_dump
-from .plain import extract_urls, to_plain
+from .render import render_all, render_many  # noqa: F401  (render_many: the stage's pure function)
 from .previous import PreviousRelease
 from .schema import arrow_schema
 from .sidecar import (
@@ -71,15 +71,6 @@ def normalize_many(texts: Iterable[str]) -> list[str | None]:
     for text in texts:
         fixed = normalize(text)
         out.append(None if fixed == text else fixed)
-    return out
-
-
-def render_many(abstracts: Iterable[str]) -> list[tuple[str, str | None, int]]:
-    """(abstract_plain, urls, word count of abstract_plain) of each abstract."""
-    out = []
-    for abstract in abstracts:
-        plain = to_plain(abstract) or abstract
-        out.append((plain, " ".join(extract_urls(abstract)) or None, len(plain.split())))
     return out
 
 
@@ -164,9 +155,19 @@ class Spool:
         self._writer = pa.ipc.new_file(self._sink, self._schema, options=pa.ipc.IpcWriteOptions(compression="lz4"))
         self.rows = 0
 
-    def append(self, texts: list[str]) -> None:
-        self._writer.write_batch(pa.record_batch([pa.array(texts, pa.string())], schema=self._schema))
-        self.rows += len(texts)
+    def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
+        """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
+        spans of valid UTF-8), cut out by Arrow instead of one Python string at a time."""
+        n = len(start)
+        offsets = np.empty(2 * n + 1, dtype=np.int64)
+        offsets[0] = 0
+        offsets[1::2], offsets[2::2] = start, end
+        # Records and the gaps between them, as one string array over the bytes; the records
+        # are every other element.
+        spans = pa.Array.from_buffers(pa.large_string(), 2 * n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        texts = spans.take(pa.array(np.arange(1, 2 * n, 2))).cast(pa.string())
+        self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+        self.rows += n
 
     def finish(self) -> None:
         if self._writer is not None:
@@ -330,8 +331,8 @@ def parse(
     try:
         for name, data in order:
             with stage("parse"):
-                dump = parse_dump(name, _opened(data), config.venue, config.year)
-                del data
+                data = _opened(data)
+                dump = parse_dump(name, data, config.venue, config.year)
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
@@ -340,7 +341,9 @@ def parse(
                 for column in _POSITIONS:
                     positions[column].extend(np.fromiter((getattr(r, column) for r in records), np.int64, len(records)))
                 dump_col.extend(np.full(len(records), len(dumps), dtype=np.int32))
-                spool.append([r.text_raw for r in records])
+                first = positions["byte_start"].n - len(records)
+                spool.append(data, positions["byte_start"].array()[first:], positions["byte_end"].array()[first:])
+                del data
             with stage("normalize"):
                 first = version_col.n
                 version_col.extend(versions.add_dump(dump, first, crawl_rank[dump.name],
@@ -435,11 +438,11 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     }
 
 
-def render_papers(parsed: Parsed, dedup: dict) -> list[tuple[str, str | None, int]]:
+def render_papers(parsed: Parsed, dedup: dict, workers: int | None = None) -> list[tuple[str, str | None, int]]:
     """Plain text, URLs and word count of every paper's canonical abstract, in the order of
     dedup["papers"]."""
     text = parsed.versions.text
-    return render_many(text[p["canonical_version"]] for p in dedup["papers"])
+    return render_all([text[p["canonical_version"]] for p in dedup["papers"]], workers)
 
 
 def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
@@ -498,20 +501,22 @@ def run(
     meta: dict[str, DumpMeta | None] | None = None,
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
+    workers: int | None = None,
 ) -> BuildResult:
     """raw files (name, bytes or a function returning them) and their metadata in,
     validated-ready tables out; paper ids are anchored to ``previous`` (None: this is the first
     release), and ids first published or retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered once per dump.
+    "normalize" are entered once per dump. ``workers`` bounds the processes that render plain
+    text (None: every usable core; the output is the same for any number).
     """
     parsed = parse(files, config, meta, previous, stage)
     try:
         with stage("near-dup"):
             dedup = deduplicate(parsed, config, previous, version)
         with stage("plain text"):
-            rendered = render_papers(parsed, dedup)
+            rendered = render_papers(parsed, dedup, workers)
         with stage("assemble"):
             papers, occurrences, ids = assemble(parsed, dedup, rendered)
     except BaseException:
