@@ -33,10 +33,12 @@ def check(
 ) -> None:
     """Raise :class:`ContractError` naming the first broken contract. Occurrences are in the
     added order of their dumps (see ``sidecar``)."""
-    import pandera.errors
     import polars as pl
 
-    from .schema import pandera_schema
+    from .schema import import_pandera_polars, pandera_schema
+
+    import_pandera_polars()  # before pandera.errors: see there why
+    import pandera.errors
 
     def validate(name: str, frame) -> None:
         try:

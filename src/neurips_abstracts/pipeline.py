@@ -43,7 +43,6 @@ from .sidecar import (
 )
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
-_RELATION_CODES = pa.array(RELATIONS, pa.string())
 # Per-record columns kept in memory (a few bytes a record); text_raw goes to the spool.
 _POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
 
@@ -236,7 +235,7 @@ class Occurrences:
         cols = {
             "occurrence_id": pc.binary_join_element_wise(pc.utf8_slice_codeunits(sha, 0, 16), pc.cast(index, pa.string()), "-"),
             "paper_id": self.version_paper.take(v),
-            "relation": _RELATION_CODES.take(pa.array(self.relation[start:stop])),
+            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
             "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
             "source_file": self.files.take(dump),
             "source_sha256": sha,
