@@ -157,23 +157,31 @@ def real_texts(source: str | int) -> list[str]:
 # Tests on real text run on the seeds everywhere, and on the corpora in the corpus suite.
 REAL_SOURCES = ["seeds", pytest.param(2018, marks=pytest.mark.corpus), pytest.param(2023, marks=pytest.mark.corpus)]
 
-_DESELECTED = pytest.StashKey[int]()
+_DESELECTED = pytest.StashKey[dict]()
+SLOW_HINT = "python -m pytest -m slow"
+# Marks the default run leaves out, and how to run them: the corpus suite needs ../shared; slow
+# tests (many processes, large inputs, probabilistic checks) run in CI's second pass.
+_SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
+    config.addinivalue_line("markers", f"slow: left out of the default run (it takes long); run with {SLOW_HINT}")
 
 
 def pytest_collection_modifyitems(config, items):
-    # With -m the user chose; without, the corpus tests stay out so that a clone without
-    # ../shared runs everything else and skips nothing.
+    # With -m the user chose; without, the corpus and slow tests stay out so that a clone
+    # without ../shared runs everything else and skips nothing, in little time.
     if config.option.markexpr:
         return
-    corpus = [item for item in items if item.get_closest_marker("corpus")]
-    if corpus:
-        items[:] = [item for item in items if not item.get_closest_marker("corpus")]
-        config.hook.pytest_deselected(items=corpus)
-    config.stash[_DESELECTED] = len(corpus)
+    left_out = {}
+    for mark in _SEPARATE:
+        marked = [item for item in items if item.get_closest_marker(mark)]
+        if marked:
+            items[:] = [item for item in items if not item.get_closest_marker(mark)]
+            config.hook.pytest_deselected(items=marked)
+            left_out[mark] = len(marked)
+    config.stash[_DESELECTED] = left_out
 
 
 def pytest_runtest_setup(item):
@@ -182,9 +190,8 @@ def pytest_runtest_setup(item):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    n = config.stash.get(_DESELECTED, 0)
-    if n:
-        terminalreporter.write_line(f"{n} corpus tests not selected; run them with {CORPUS_HINT}")
+    for mark, n in config.stash.get(_DESELECTED, {}).items():
+        terminalreporter.write_line(f"{n} {mark} tests not selected; run them with {_SEPARATE[mark]}")
 
 
 @pytest.fixture(scope="session")
