@@ -1,4 +1,7 @@
+import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -7,7 +10,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, make_dump, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, make_dump, run_cli, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -182,3 +185,29 @@ def test_same_bytes_for_any_worker_count_listing_order_and_spool_chunking(tmp_pa
     build(raw, tmp_path / "two", previous=None, workers=2)
     assert spawned == [2]
     assert snapshot(tmp_path / "two") == alone
+
+
+def test_cli_build_imports_only_what_it_uses(tmp_path):
+    """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
+    pandas and hypothesis parts, and the publishing libraries stay out of a build's process."""
+    from neurips_abstracts.schema import hidden
+
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'src')!r})\n"
+        "from neurips_abstracts.cli import main\n"
+        f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print(sorted(m for m in ('pandas', 'hypothesis', 'datasets', 'frictionless', 'huggingface_hub') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "d" / "build_manifest.json").is_file()
+
+    import json as before  # a hidden module cannot be imported inside the block, and comes back after it
+
+    with hidden(("json",)):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("json")
+    assert sys.modules["json"] is before

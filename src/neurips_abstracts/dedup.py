@@ -276,9 +276,18 @@ def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np
     return np.frombuffer(values, dtype=np.uint32).reshape(-1, config.num_perm)
 
 
+_SIGNATURE_CHUNK = 20_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text
+
+
 def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
-    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text."""
-    return _minhash(sets.flat, sets.offsets, config)
+    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text, computed a chunk
+    of texts at a time so that the Python lists rensa returns never hold more than one chunk."""
+    out = np.zeros((len(sets), config.num_perm), dtype=np.uint32)
+    for start in range(0, len(sets), _SIGNATURE_CHUNK):
+        stop = min(start + _SIGNATURE_CHUNK, len(sets))
+        offsets = sets.offsets[start : stop + 1]
+        out[start:stop] = _minhash(sets.flat[int(offsets[0]) : int(offsets[-1])], offsets - offsets[0], config)
+    return out
 
 
 def band_keys(sigs: np.ndarray, config: NearDupConfig, bands: Sequence[int]) -> np.ndarray:
