@@ -151,6 +151,7 @@ def abstracts(draw):
     return " ".join(parts) + "."
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(abstracts())
 def test_no_content_lost_and_no_damage_on_generated_abstracts(source):
@@ -161,6 +162,7 @@ def test_no_content_lost_and_no_damage_on_generated_abstracts(source):
     assert leftover_markup(source, plain) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(abstracts())
 def test_rendering_plain_text_again_changes_nothing(source):

@@ -82,6 +82,7 @@ def _rewrite(dist, table, fn):
     pq.write_table(fn(t), path)
 
 
+@pytest.mark.slow
 def test_frictionless_valid_and_catches_broken_keys(seeds_dist, dist_copy):
     ok = frictionless(seeds_dist / "datapackage.json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["valid"] is True
@@ -107,6 +108,7 @@ def test_frictionless_catches_broken_foreign_key(dist_copy):
     assert bad.returncode != 0 and "foreign-key" in bad.stdout
 
 
+@pytest.mark.slow
 def test_croissant_validates_and_loads_both_record_sets(seeds_dist):
     cli = str(Path(sys.executable).with_name("mlcroissant"))
     proc = subprocess.run([cli, "validate", "--jsonld", str(seeds_dist / "croissant.json")], capture_output=True, text=True)
@@ -187,6 +189,7 @@ def releases(tmp_path_factory):
     return {"dist": tmp / "dist", "staged": tmp / "staged", "raw": raw}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["dist", "staged"])
 def test_release_validates_with_the_real_tools(releases, which, tmp_path, monkeypatch):
     import datasets
@@ -290,6 +293,7 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     assert len(json.loads(run.stdout)["added"]) == 1
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_builds_from_another_folder(releases, tmp_path):
     """`pip install` of the wheel (no source tree behind it) builds the same bytes as the checkout."""
     import sysconfig

@@ -36,6 +36,7 @@ def split_flat(flat: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
     return np.split(flat, np.cumsum(counts)[:-1]) if len(counts) else []
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(texts, max_size=12))
 @example(["", "a", "a b", "ß straße STRASSE", "x" * 40 + " " + "y" * 17])
@@ -76,6 +77,7 @@ def test_real_abstracts_every_ngram_its_own_hash(source):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.integers(0, 2**64 - 1) | st.sampled_from([0, 7, 2**64 - 1]), min_size=1, max_size=20),
                 max_size=10))
+@pytest.mark.slow
 def test_as_sets_is_a_sorted_unique_per_text(rows):
     values = np.array([v for r in rows for v in r], dtype=np.uint64)
     counts = np.array([len(r) for r in rows], dtype=np.int64)
