@@ -51,7 +51,7 @@ def check(
     validate("papers", p)
     validate("ids", i)
     if hasattr(occurrences, "batches"):  # produced a row group at a time (``pipeline.Occurrences``)
-        for batch in occurrences.batches(1 << 18):
+        for batch in occurrences.batches(1 << 16):  # small batches: text_raw is most of a row
             validate("occurrences", pl.from_arrow(batch))
         # What is checked across rows holds across row groups too; every other check below
         # reads all columns but text_raw.

@@ -351,6 +351,9 @@ def parse(
     except BaseException:
         spool.close()
         raise
+    # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
+    # texts and their facts go on.
+    versions.index, versions.of_raw = {}, {}
     return Parsed(dumps, dump_meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
                   version_col.array(), versions, spool)
 
