@@ -3,11 +3,6 @@ Python on random and real text (the seeds; the corpora in the corpus suite)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -17,7 +12,7 @@ from neurips_abstracts import dedup
 from neurips_abstracts.config import DEFAULT_CONFIG
 from neurips_abstracts.normalize import normalize
 
-from .conftest import REAL_SOURCES, ROOT, real_texts, seed_abstracts, synthetic_abstracts
+from .conftest import REAL_SOURCES, real_texts, seed_abstracts, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 
