@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT.parent / "shared" / "corpora"
+# ../shared beside the clone; a worktree one level deeper (worktrees/X) finds it one level up.
+CORPORA = next((d / "shared" / "corpora" for d in (ROOT.parent, ROOT.parent.parent) if (d / "shared" / "corpora").is_dir()),
+               ROOT.parent / "shared" / "corpora")
 YEARS = (2018, 2023)
 
 

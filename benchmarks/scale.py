@@ -71,13 +71,21 @@ def _rss_tree(pid: int) -> int:
 
 
 class Sampler:
-    """Peak memory (PSS of the build and its workers) per stage, sampled in a thread."""
+    """Peak memory (PSS of the build) per stage, sampled in a thread. A stage entered many
+    times (the build parses and normalizes dump by dump) adds up its seconds."""
 
     def __init__(self):
-        self.current = 0
+        self.peak = 0
+        self.active: tuple[str, dict] | None = None
         self.stop = False
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
+
+    def _note(self, pss: int) -> None:
+        self.peak = max(self.peak, pss)
+        if self.active:
+            name, into = self.active
+            into[name]["peak_bytes"] = max(into[name]["peak_bytes"], pss)
 
     def _run(self):
         # Reading PSS makes the kernel walk every page of the process: once a second keeps the
@@ -85,15 +93,23 @@ class Sampler:
         # third of its speed), at the price of missing peaks shorter than a second.
         pid = os.getpid()
         while not self.stop:
-            self.current = max(self.current, _rss_tree(pid))
+            self._note(_rss_tree(pid))
             time.sleep(1.0)
 
     @contextlib.contextmanager
     def stage(self, name: str, into: dict):
-        self.current = _rss_tree(os.getpid())
+        first = name not in into
+        into.setdefault(name, {"seconds": 0.0, "peak_bytes": 0, "entered": 0})
+        self.active = (name, into)
+        if first:  # a stage shorter than the sampling interval still gets a reading
+            self._note(_rss_tree(os.getpid()))
         started = time.perf_counter()
         yield
-        into[name] = {"seconds": time.perf_counter() - started, "peak_bytes": max(self.current, _rss_tree(os.getpid()))}
+        into[name]["seconds"] += time.perf_counter() - started
+        into[name]["entered"] += 1
+        if first:
+            self._note(_rss_tree(os.getpid()))
+        self.active = None
 
 
 def ensure_dumps(n: int) -> Path:
@@ -124,7 +140,7 @@ def pair_scores(truth: list[int], predicted: list[str]) -> dict:
     return {"precision": tp / merged if merged else 1.0, "recall": tp / true if true else 1.0}
 
 
-def _files(n: int) -> tuple[Path, list[Path], list[int]]:
+def _files(n: int | str) -> tuple[Path, list[Path], list[int]]:
     folder = OUT / f"raw-{n}"  # made by ensure_dumps in the parent, so its memory is not counted here
     return folder, sorted(p for p in folder.iterdir() if p.suffix == ".txt"), json.loads((folder / ".labels.json").read_text())
 
@@ -134,6 +150,7 @@ def _whole(n: int, run, papers_of_records) -> dict:
     stages, and the papers it found against the generator's labels, counted on records."""
     _, files, labels = _files(n)
     total_bytes = sum(p.stat().st_size for p in files)
+    n = len(labels)
     sampler = Sampler()
     stages: dict = {}
     outcome, seconds, cpu_seconds = timed(run, lambda name: sampler.stage(name, stages))
@@ -142,7 +159,7 @@ def _whole(n: int, run, papers_of_records) -> dict:
     return {
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
-        "peak_bytes": max(s["peak_bytes"] for s in stages.values()),
+        "peak_bytes": max(sampler.peak, *(s["peak_bytes"] for s in stages.values())),
         "stages": {
             name: {**s, "records_per_second": n / s["seconds"], "mb_per_second": total_bytes / 1e6 / s["seconds"]}
             for name, s in stages.items()
@@ -152,7 +169,42 @@ def _whole(n: int, run, papers_of_records) -> dict:
     }
 
 
-def ours_whole(n: int) -> dict:
+def ensure_duplicated(n: int) -> Path:
+    """The dumps of size ``n`` and as many records again, each an exact copy of a record of them
+    (its raw text, in new dumps): what a build holds should not grow with such copies."""
+    import random
+    import shutil
+
+    from .generate import SEED, write_dumps
+
+    folder = OUT / f"raw-dup-{n}"
+    done = folder / ".complete"
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        source = ensure_dumps(n)
+        folder.mkdir(parents=True)
+        texts, labels = records_of(source), json.loads((source / ".labels.json").read_text())
+        for p in sorted(source.glob("*.txt")):
+            shutil.copyfile(p, folder / p.name)
+        rng = random.Random(SEED + 2)
+        picked = [rng.randrange(len(texts)) for _ in range(n)]
+        extra = write_dumps([texts[k] for k in picked], folder / "extra", SEED + 3)
+        for k, p in enumerate(extra):  # numbered after the originals
+            p.rename(folder / f"{len(list(source.glob('*.txt'))) + k:03d}_{p.name.split('_', 1)[1]}")
+        (folder / "extra").rmdir()
+        (folder / ".labels.json").write_text(json.dumps(labels + [labels[k] for k in picked]))
+        done.write_text("ok")
+    return folder
+
+
+def records_of(folder: Path) -> list[str]:
+    """The raw text of every record of the dumps in ``folder``, in dump order."""
+    from neurips_abstracts.parse import parse_dump
+
+    return [r.text_raw for p in sorted(folder.glob("*.txt")) for r in parse_dump(p.name, p.read_bytes()).records]
+
+
+def ours_whole(n: int | str, workers: int | None = None) -> dict:
     """The real build (``neurips_abstracts.build.build``), imports done beforehand as for the reference."""
     import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
     import pyarrow.parquet as pq
@@ -168,7 +220,8 @@ def ours_whole(n: int) -> dict:
         occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["paper_id"])
         return occ["paper_id"].to_pylist()  # in dump order, as the labels
 
-    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None), papers_of_records)
+    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None, workers=workers),
+                  papers_of_records)
 
 
 def reference_whole(n: int) -> dict:
@@ -202,10 +255,12 @@ def prepare_distinct(n: int) -> Path:
     from neurips_abstracts.load import read_raw
 
     folder, _, labels = _files(n)
-    normalized = pipeline.normalize_records(pipeline.parse(read_raw(folder), DEFAULT_CONFIG))
+    parsed = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
+    parsed.spool.close()
+    texts = parsed.versions.text
     label_of: dict[str, int] = {}
-    for text, label in zip(normalized, labels):
-        label_of.setdefault(text, label)
+    for v, label in zip(parsed.version.tolist(), labels):
+        label_of.setdefault(texts[v], label)
     path = OUT / f"distinct-{n}.pkl"
     with open(path, "wb") as fh:
         pickle.dump((list(label_of), list(label_of.values())), fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -317,6 +372,7 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         for name in list(runs)[:: 1 if r % 2 == 0 else -1]:
             runs[name].append(_child(f"--{name}", n))
     ours, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # the median run
+    one_worker = _child("--ours", n, "--workers", 1)
     texts_file = _child("--prepare", n)["path"]
     comparison = _child("--near-dup", texts_file, *(["--datatrove"] if n == datatrove_at else []))
     Path(texts_file).unlink()
@@ -325,7 +381,6 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         "dumps": len(files),
         "bytes": sum(p.stat().st_size for p in files),
         "papers_truth": len(set(labels)),
-        "workers": __import__("neurips_abstracts.parallel", fromlist=["workers"]).workers(),
         "floor_seconds": _child("--floor", n)["seconds"],
         "repeats": repeats,
         "total_seconds": ours["seconds"],
@@ -337,6 +392,8 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         "records": ours["records"],
         "reference": {**reference, "all_seconds": [x["seconds"] for x in runs["reference"]]},
         "whole_pipeline_ratio": reference["seconds"] / ours["seconds"],
+        "workers": usable_cores(),
+        "one_worker": {k: one_worker[k] for k in ("seconds", "cpu_seconds", "peak_bytes", "stages")},
         "distinct_texts": comparison["near_dup"]["texts"],
         "near_dup": comparison["near_dup"],
         "datatrove": comparison["datatrove"],
@@ -353,13 +410,18 @@ def main() -> None:
                         help="whole-pipeline runs of each side per size (default: 3 up to 100k records, then 1)")
     parser.add_argument("--datatrove-at", type=int, default=DATATROVE_AT,
                         help=f"the one size at which datatrove is compared too (default {DATATROVE_AT})")
+    parser.add_argument("--duplicates", type=int, default=1_000_000,
+                        help="N of the duplicates row: N records, then N more exact copies of them (0: none)")
     parser.add_argument("--no-write", action="store_true", help="print only; do not update results/ or README")
+    parser.add_argument("--workers", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--ours-dup", type=int, help=argparse.SUPPRESS)
     for hidden in ("--ours", "--reference", "--floor", "--prepare"):
         parser.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--near-dup", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--datatrove", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for flag, fn in ((args.ours, ours_whole), (args.reference, reference_whole),
+    for flag, fn in ((args.ours, lambda n: ours_whole(n, args.workers)), (args.ours_dup, lambda n: ours_whole(f"dup-{n}")),
+                     (args.reference, reference_whole),
                      (args.floor, lambda n: {"seconds": floor(n)}), (args.prepare, lambda n: {"path": str(prepare_distinct(n))}),
                      (args.near_dup, lambda path: near_dup_comparison(path, args.datatrove))):
         if flag:
@@ -373,6 +435,18 @@ def main() -> None:
               f"{r['reference']['seconds']:.1f} s ({r['whole_pipeline_ratio']:.1f}x), papers {r['papers']} / reference "
               f"{r['reference']['papers']} / truth {r['papers_truth']}; near-dup alone {r['near_dup']['speedup']:.1f}x "
               f"datasketch; load {r['load_average']}", flush=True)
+    duplicates = None
+    if args.duplicates:
+        n = args.duplicates
+        subprocess.run([sys.executable, "-c", f"from benchmarks.scale import ensure_duplicated; ensure_duplicated({n})"],
+                       cwd=ROOT, check=True)
+        single = next((r for r in results if r["n"] == n), None) or {"peak_bytes": _child("--ours", n)["peak_bytes"]}
+        double = _child("--ours-dup", n)
+        duplicates = {"n": n, "records": 2 * n, "peak_bytes_n": single["peak_bytes"], "peak_bytes_2n": double["peak_bytes"],
+                      "ratio": double["peak_bytes"] / single["peak_bytes"], "seconds_2n": double["seconds"],
+                      "papers_2n": double["papers"], "command": command("benchmarks.scale"), "machine": machine()}
+        print(f"duplicates: peak {single['peak_bytes'] / 2**30:.2f} GiB at N={n}, {double['peak_bytes'] / 2**30:.2f} GiB "
+              f"with N exact copies more ({duplicates['ratio']:.2f}x)", flush=True)
     if not args.no_write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         path = RESULTS / "scale.json"
@@ -381,7 +455,10 @@ def main() -> None:
         here = machine()
         kept = [r for r in (json.loads(path.read_text())["results"] if path.is_file() else [])
                 if r["n"] not in args.sizes and r.get("machine") == here]
-        result = {"results": sorted(kept + results, key=lambda r: r["n"]), "machine": here}
+        old = json.loads(path.read_text()) if path.is_file() else {}
+        if duplicates is None and old.get("duplicates", {}).get("machine") == here:
+            duplicates = old["duplicates"]
+        result = {"results": sorted(kept + results, key=lambda r: r["n"]), "machine": here, "duplicates": duplicates}
         path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         plot(result, RESULTS / "scale.png")
         from neurips_abstracts.docs import refresh_benchmark_blocks  # not in the timed processes' memory

@@ -97,6 +97,49 @@ def synthetic_abstracts(n: int, seed: int = 0, words: tuple[int, int] = (150, 26
     return out
 
 
+_WORDS = ("model learning data graph kernel neural sparse bound regret policy gradient estimator prior "
+          "convex training network loss sample label robust attention token latent diffusion").split()
+
+
+def synthetic_dumps(folder, seed: int = 0, papers: int = 240) -> None:
+    """Dumps with every kind of record the stages handle: distinct abstracts, revisions, noisy
+    exact copies, non-ASCII and mojibake, LaTeX and URLs, spread over four files."""
+    rng = random.Random(seed)
+    records = []
+    for p in range(papers):
+        words = [rng.choice(_WORDS) for _ in range(rng.randint(40, 120))]
+        if p % 7 == 0:
+            words.insert(5, "naïve Schrödinger")
+        if p % 11 == 0:
+            words.insert(9, r"$\alpha_{t}$ with \emph{care}")
+        if p % 13 == 0:
+            words.append(f"Code: https://example.org/p{p}.")
+        text = f"Paper {p}: " + " ".join(words) + "."
+        records.append(text)
+        if p % 3 == 0:  # a revision: a few words changed
+            revised = text.split()
+            for k in rng.sample(range(3, len(revised) - 1), 3):
+                revised[k] = rng.choice(_WORDS)
+            records.append(" ".join(revised))
+        if p % 4 == 0:  # an exact copy as a recrawl gives it: spacing, a hard wrap, mojibake
+            noisy = text.replace(" ", "  ", 3)
+            cut = len(noisy) // 2
+            noisy = noisy[:cut] + "\n" + noisy[cut:]
+            if p % 8 == 0:
+                noisy = noisy.encode("utf-8").decode("cp1252", errors="replace")
+            records.append(noisy)
+    rng.shuffle(records)
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in range(4):
+        body = "\n\n".join(records[d::4])
+        (folder / f"{d:03d}_{d + 10:016x}.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder, by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def require_shared() -> None:
     """Fail (never skip) where ../shared is absent: only `corpus` tests read it, and those run
     only when asked for."""
@@ -123,25 +166,31 @@ def real_texts(source: str | int) -> list[str]:
 # Tests on real text run on the seeds everywhere, and on the corpora in the corpus suite.
 REAL_SOURCES = ["seeds", pytest.param(2018, marks=pytest.mark.corpus), pytest.param(2023, marks=pytest.mark.corpus)]
 
-_DESELECTED = pytest.StashKey[int]()
+_DESELECTED = pytest.StashKey[dict]()
+SLOW_HINT = "python -m pytest -m slow"
+# Marks the default run leaves out, and how to run them: the corpus suite needs ../shared; slow
+# tests (many processes, large inputs, probabilistic checks) run in CI's second pass.
+_SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
+    config.addinivalue_line("markers", f"slow: left out of the default run (it takes long); run with {SLOW_HINT}")
 
 
 def pytest_collection_modifyitems(config, items):
-    # With -m the user chose; without, the corpus tests stay out so that a clone without
-    # ../shared runs everything else and skips nothing.
-    # The slow suite (long stateful runs) is chosen the same way: python -m pytest -m slow.
+    # With -m the user chose; without, the corpus and slow tests stay out so that a clone
+    # without ../shared runs everything else and skips nothing, in little time.
     if config.option.markexpr:
         return
-    corpus = [item for item in items if item.get_closest_marker("corpus")]
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if corpus or slow:
-        items[:] = [item for item in items if not item.get_closest_marker("corpus") and not item.get_closest_marker("slow")]
-        config.hook.pytest_deselected(items=corpus + slow)
-    config.stash[_DESELECTED] = len(corpus)
+    left_out = {}
+    for mark in _SEPARATE:
+        marked = [item for item in items if item.get_closest_marker(mark)]
+        if marked:
+            items[:] = [item for item in items if not item.get_closest_marker(mark)]
+            config.hook.pytest_deselected(items=marked)
+            left_out[mark] = len(marked)
+    config.stash[_DESELECTED] = left_out
 
 
 def pytest_runtest_setup(item):
@@ -150,9 +199,8 @@ def pytest_runtest_setup(item):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    n = config.stash.get(_DESELECTED, 0)
-    if n:
-        terminalreporter.write_line(f"{n} corpus tests not selected; run them with {CORPUS_HINT}")
+    for mark, n in config.stash.get(_DESELECTED, {}).items():
+        terminalreporter.write_line(f"{n} {mark} tests not selected; run them with {_SEPARATE[mark]}")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,7 @@
+import importlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -7,7 +10,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, make_dump, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, make_dump, run_cli, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -146,3 +149,65 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     text = b"".join(chunks).decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 0
     assert "stage" in text and "/8" in text  # the bar: "<stage name>: n/8 stage"
+
+
+def test_same_bytes_for_any_worker_count_listing_order_and_spool_chunking(tmp_path, monkeypatch):
+    """Plain text rendered in one process or two spawned workers, dumps listed in reverse, raw
+    texts spooled in pieces of every size: the same release."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts import pipeline, render
+    from neurips_abstracts.build import build
+
+    from .conftest import snapshot, synthetic_dumps
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    build(raw, tmp_path / "one", previous=None, workers=1)
+    alone = snapshot(tmp_path / "one")
+    assert alone["build_manifest.json"]
+
+    monkeypatch.setattr(render, "MIN_PER_WORKER", 10)
+    monkeypatch.setattr(render, "CHUNK", 7)
+    real_paths, real_append = build_module.dump_paths, pipeline.Spool.append
+    monkeypatch.setattr(build_module, "dump_paths", lambda folder: real_paths(folder)[::-1])
+
+    def in_pieces(self, data, start, end):  # a dump's records spooled in batches of 1, 2, 3... rows
+        k = step = 0
+        while k < len(start):
+            step += 1
+            real_append(self, data, start[k : k + step], end[k : k + step])
+            k += step
+
+    monkeypatch.setattr(pipeline.Spool, "append", in_pieces)
+    spawned = []
+    real_all = render.render_all
+    monkeypatch.setattr(pipeline, "render_all", lambda texts, workers: spawned.append(workers) or real_all(texts, workers))
+    build(raw, tmp_path / "two", previous=None, workers=2)
+    assert spawned == [2]
+    assert snapshot(tmp_path / "two") == alone
+
+
+def test_cli_build_imports_only_what_it_uses(tmp_path):
+    """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
+    pandas and hypothesis parts, and the publishing libraries stay out of a build's process."""
+    from neurips_abstracts.schema import hidden
+
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'src')!r})\n"
+        "from neurips_abstracts.cli import main\n"
+        f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print(sorted(m for m in ('pandas', 'hypothesis', 'datasets', 'frictionless', 'huggingface_hub') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "d" / "build_manifest.json").is_file()
+
+    import json as before  # a hidden module cannot be imported inside the block, and comes back after it
+
+    with hidden(("json",)):
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("json")
+    assert sys.modules["json"] is before

@@ -50,6 +50,7 @@ def test_ftfy_expression_has_the_shape_the_shortcut_needs():
     assert len(ftfy_noop.ANCHORS) > 100 and min(ftfy_noop.ANCHORS) >= 0x80
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(mixed_text)
 @example("Ã ")
@@ -61,6 +62,7 @@ def test_is_bad_equals_ftfy(text):
     assert ftfy_noop.is_bad(text) == badness.is_bad(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(mixed_text)
 @example("é\x1b[0m€")

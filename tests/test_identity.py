@@ -183,6 +183,7 @@ def test_normalization_change_moves_no_id(repo, monkeypatch):
     assert first_release["papers"] == len(papers(repo / "alone2"))
 
 
+@pytest.mark.slow
 def test_merge_of_two_published_papers_redirects_and_diff_reports_it(tmp_path):
     root = tmp_path / "repo"
     raw = root / "raw"
@@ -218,6 +219,7 @@ def test_merge_of_two_published_papers_redirects_and_diff_reports_it(tmp_path):
     assert check(raw, root / "dist", docs=False) == []
 
 
+@pytest.mark.slow
 def test_removed_dump_retires_its_papers_and_they_stay_listed(repo, tmp_path):
     before = papers(repo / "dist")
     shutil.copytree(repo / "dist", tmp_path / "v1")

@@ -1,3 +1,4 @@
+import hashlib
 import unicodedata
 
 from hypothesis import example, given, settings
@@ -69,20 +70,24 @@ def test_ascii_shortcut_equals_the_full_path(text):
         assert normalize(text) == _normalize_full(text)
 
 
-def test_already_normalized_text_is_kept_not_copied(monkeypatch):
+def test_records_collapse_into_versions_as_dumps_arrive():
     from neurips_abstracts.config import DEFAULT_CONFIG
-    from neurips_abstracts.pipeline import normalize_many, normalize_records, parse
+    from neurips_abstracts.pipeline import normalize_many, parse
 
     from .conftest import make_dump
 
     assert normalize_many(["fine text", "two  spaces", "caf\u00e9", "cafe\u0301"]) == [None, "two spaces", None, "caf\u00e9"]
-    texts = [f"abstract number {i} is already normalized" for i in range(6000)] + ["needs  fixing"]
-    monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", "2")  # above the threshold: workers do it
-    records = parse([("000_x.txt", make_dump(texts))], DEFAULT_CONFIG)
-    out = normalize_records(records)
-    assert all(a is b for a, b in zip(out[:6000], records.text[:6000]))  # the same objects, no copies
-    assert out[-1] == "needs fixing"
-    # raw texts that normalize alike share one string
-    records = parse([("000_y.txt", make_dump(["same  text", "same text", " same\ttext"]))], DEFAULT_CONFIG)
-    a, b, c = normalize_records(records)
-    assert a == "same text" and a is b is c
+    texts = [f"abstract number {i} is already normalized" for i in range(60)] + ["needs  fixing"]
+    first = make_dump(texts)
+    second = make_dump(["same  text", "same text", " same\ttext", "needs fixing", "cafe\u0301", "caf\u00e9", "cafe\u0301"])
+    parsed = parse([("001_y.txt", second), ("000_x.txt", first)], DEFAULT_CONFIG)
+    try:
+        versions = parsed.versions
+        # dumps in added order (here: by name), records in order; equal normalized texts are one version
+        assert versions.text == [*texts[:60], "needs fixing", "same text", "caf\u00e9"]
+        assert parsed.version.tolist() == [*range(61), 61, 61, 61, 60, 62, 62, 62]
+        assert versions.first.array().tolist() == [*range(61), 61, 65]
+        assert parsed.spool.rows == len(parsed) == 68  # raw texts are spooled, not held
+        assert versions.sha[61] == hashlib.sha256(b"same text").hexdigest()
+    finally:
+        parsed.spool.close()

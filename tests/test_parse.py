@@ -80,6 +80,7 @@ _sep = st.sampled_from(["\n", "\r\n"])
     bom=st.booleans(),
     final_newline=st.booleans(),
 )
+@pytest.mark.slow
 def test_round_trip_no_record_lost(records, newline, blank_runs, trailing, bom, final_newline):
     parts = []
     for i, lines in enumerate(records):

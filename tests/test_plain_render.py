@@ -151,6 +151,7 @@ def abstracts(draw):
     return " ".join(parts) + "."
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(abstracts())
 @example("We show $x^{10^{3}}$.")  # found by hypothesis: 10³ went bare, x^10³
@@ -165,6 +166,7 @@ def test_no_content_lost_and_no_damage_on_generated_abstracts(source):
     assert leftover_markup(source, plain) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(abstracts())
 def test_rendering_plain_text_again_changes_nothing(source):
@@ -241,8 +243,6 @@ def _spawned(texts, workers):
 
 
 def _check_pure(texts, monkeypatch):
-    from neurips_abstracts.parallel import map_chunks
-
     alone = _alone(texts)
     assert render_many(texts) == alone
     order = list(range(len(texts)))
@@ -250,10 +250,6 @@ def _check_pure(texts, monkeypatch):
     shuffled = render_many([texts[i] for i in order])
     assert [shuffled[order.index(i)] for i in range(len(texts))] == alone
     assert render_many(texts[::-1])[::-1] == alone
-    for workers in ("1", "2"):  # forked workers, as the build runs them
-        monkeypatch.setenv("NEURIPS_ABSTRACTS_WORKERS", workers)
-        assert map_chunks(render_many, texts, min_items=1) == alone
-        assert map_chunks(render_many, texts[::-1], min_items=1)[::-1] == alone
     for workers in (1, 2):
         assert _spawned(texts, workers) == alone
 

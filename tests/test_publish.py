@@ -110,6 +110,7 @@ def test_first_release_is_one_commit_with_the_staged_files_and_a_tag(project, hu
     assert any(r.path == "/api/validate-yaml" for r in hub.requests)
 
 
+@pytest.mark.slow
 def test_next_release_updates_deletes_and_keeps_gitattributes(project, hub):
     hub.add_repo("alice/abstracts", "alice", {"stale/old.parquet": b"old", "README.md": b"---\n---\nold"})
     (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A brand new abstract on spectral graph sparsifiers."]))
@@ -127,6 +128,7 @@ def test_next_release_updates_deletes_and_keeps_gitattributes(project, hub):
     assert "delete    stale/old.parquet" in proc.stdout and "update    README.md" in proc.stdout
 
 
+@pytest.mark.slow
 def test_existing_tag_on_other_content_is_not_moved_without_force(project, hub):
     assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
     tagged = hub.repos["alice/abstracts"].tags[TAG]
@@ -159,6 +161,7 @@ def test_parquet_goes_through_the_lfs_batch_api(project, hub):
     assert not {e["value"]["path"] for e in entries if e["key"] == "file"} & parquet
 
 
+@pytest.mark.slow
 def test_republishing_the_same_dist_makes_no_commit(project, hub):
     assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
     uploads = len(hub.lfs_uploads())
@@ -180,6 +183,7 @@ def test_a_commit_applied_but_unanswered_is_recognised_on_retry(project, hub):
     assert repo.tags == {TAG: head.oid} and f"/commit/{head.oid}" in proc.stdout
 
 
+@pytest.mark.slow
 def test_dry_run_lists_and_stages_the_upload_and_contacts_nothing(project, hub, tmp_path):
     stage = tmp_path / "stage"
     proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
@@ -198,6 +202,7 @@ _ID = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
 REPO_MENTION = re.compile(rf"""(?:huggingface\.co/datasets/|hf://datasets/|load_dataset\("|`)({_ID}/{_ID}(?<!\.))""")
 
 
+@pytest.mark.slow
 def test_staged_release_names_only_its_repository(project, hub, tmp_path):
     stage = tmp_path / "stage"
     proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
@@ -215,6 +220,7 @@ def test_staged_release_names_only_its_repository(project, hub, tmp_path):
         k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
 
 
+@pytest.mark.slow
 def test_dry_run_exits_non_zero_whenever_publish_would_refuse(project, hub, tmp_path):
     (project / "notes.txt").write_text("uncommitted")
     proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(tmp_path / "stage"))
@@ -248,6 +254,7 @@ def test_no_token(project, hub):
     assert hub.requests == []
 
 
+@pytest.mark.slow
 def test_rejected_token(project, hub):
     proc = publish(project, hub, "--repo-id", "alice/abstracts", token="hf_wrongTOKENwrongTOKEN")
     assert proc.returncode == 1 and "rejected the token (401)" in proc.stderr
@@ -255,6 +262,7 @@ def test_rejected_token(project, hub):
     assert hub.commits_received() == []
 
 
+@pytest.mark.slow
 def test_repository_owned_by_someone_else(project, hub):
     hub.add_repo("alice/abstracts", "alice")
     proc = publish(project, hub, "--repo-id", "alice/abstracts", token=OTHER)
@@ -262,6 +270,7 @@ def test_repository_owned_by_someone_else(project, hub):
     assert hub.commits_received() == []
 
 
+@pytest.mark.slow
 def test_branch_moved_since_read_is_reported_not_retried(project, hub):
     hub.add_repo("alice/abstracts", "alice")
 
@@ -278,6 +287,7 @@ def test_branch_moved_since_read_is_reported_not_retried(project, hub):
     assert hub.repos["alice/abstracts"].tags == {}
 
 
+@pytest.mark.slow
 def test_transient_errors_are_retried_with_backoff(project, hub):
     hub.fail("GET", r"/refs$", 503, times=2)
     hub.fail("POST", r"/commit/", 502, times=1)
@@ -288,6 +298,7 @@ def test_transient_errors_are_retried_with_backoff(project, hub):
     assert TAG in hub.repos["alice/abstracts"].tags
 
 
+@pytest.mark.slow
 def test_persistent_5xx_gives_up_clearly(project, hub):
     hub.fail("GET", r"/refs$", 500, times=10)
     proc = publish(project, hub, "--repo-id", "alice/abstracts", "--attempts", "3")
@@ -295,11 +306,13 @@ def test_persistent_5xx_gives_up_clearly(project, hub):
     assert hub.commits_received() == []
 
 
+@pytest.mark.slow
 def test_unreachable_hub_gives_up_clearly(project, hub):
     proc = publish(project, hub, "--repo-id", "alice/abstracts", "--attempts", "2", endpoint="http://127.0.0.1:9")
     assert proc.returncode == 1 and "gave up after 2 attempts (ConnectError)" in proc.stderr
 
 
+@pytest.mark.slow
 def test_refuses_dirty_tree_stale_dist_and_unverifiable_dist(project, hub):
     (project / "notes.txt").write_text("uncommitted")
     proc = publish(project, hub, "--repo-id", "alice/abstracts")

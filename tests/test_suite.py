@@ -5,6 +5,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import ROOT
 
 TESTS = '''
@@ -24,6 +26,7 @@ def run_pytest(project, *args):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path):
     project = tmp_path / "clone"  # no tmp_path/shared beside it
     (project / "tests").mkdir(parents=True)

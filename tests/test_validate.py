@@ -71,6 +71,7 @@ def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
     assert [f.code for f in validate([copy], raw_dir=tmp_path / "none")] == ["size"]
 
 
+@pytest.mark.slow
 def test_output_formats(tmp_path):
     name, data, *_ = CASES["entity"]
     (tmp_path / name).write_bytes(data)

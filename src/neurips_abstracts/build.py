@@ -7,12 +7,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import release
 from .config import DEFAULT_CONFIG, BuildConfig
 from .gc_pause import gc_paused
 from .guard import check_replaceable, remove_litter, temporary_folder
 from .errors import DumpError
-from .load import read_meta, read_raw
+from .load import dump_paths, read_meta
 from .manifest import build_manifest
 from .resources import dataset_version, hub_repo, maintainers
 from .resources import read_text as read_resource
@@ -21,10 +20,11 @@ from .previous import PreviousRelease, first_difference, is_release, read_previo
 from .sidecar import changed_since_published
 from .schema import TABLES
 from .stats import compute as compute_stats
-from .write import atomic_dir, data_path, dumps_json, write_parquet, write_text
+from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
 
 MANIFEST = "build_manifest.json"
 STAGES = ("read", "parse", "normalize", "near-dup", "plain text", "assemble", "contracts", "write")
+STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
 
 BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
@@ -49,14 +49,20 @@ def previous_release(
         raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
 
 
-def _refuse_edited(files: list[tuple[str, bytes]], previous: PreviousRelease | None) -> None:
-    """A published dump whose bytes changed: DumpError at the first line that differs."""
-    import hashlib
+def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]:
+    """A function reading one dump when the build reaches it: DumpError at the first line that
+    differs if it is a published dump whose bytes changed."""
 
-    for name, data in files:
-        published = previous.dump_sha256.get(name) if previous else None
+    def read() -> bytes:
+        import hashlib
+
+        data = path.read_bytes()
+        published = previous.dump_sha256.get(path.name) if previous else None
         if published is not None and hashlib.sha256(data).hexdigest() != published:
-            raise changed_since_published(name, previous.version, first_difference(previous.path, name, data))
+            raise changed_since_published(path.name, previous.version, first_difference(previous.path, path.name, data))
+        return data
+
+    return read
 
 
 def produce(
@@ -64,43 +70,50 @@ def produce(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
+    workers: int | None = None,
 ) -> BuildResult:
-    """Run every stage and the contracts, without writing anything.
+    """Run every stage and the contracts, without writing anything but the build's own spool
+    of raw texts (an unnamed temporary file).
 
-    Paper ids are anchored to the ``previous`` release (see ``previous_release``)."""
+    Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
+    read one at a time, as the build reaches them."""
     from .contracts import check
 
     prev = previous_release(raw_dir, previous)
     version = dataset_version()
-
-    def inputs() -> dict:
-        with stage("read"):
-            files = read_raw(raw_dir)
-            _refuse_edited(files, prev)
-            return {"files": files, "meta": read_meta(raw_dir, [name for name, _ in files])}
-
-    # No name here holds the files' bytes, so run() frees them once they are parsed.
-    result = run(config=config, stage=stage, previous=prev, version=version, **inputs())
+    with stage("read"):
+        paths = dump_paths(raw_dir)
+        meta = read_meta(raw_dir, [p.name for p in paths])
+    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version, workers)
     with stage("contracts"):
-        check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
+        try:
+            check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
+        except BaseException:
+            result.occurrences.spool.close()
+            raise
     return result
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
     """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
-    tables = {"papers": result.papers, "occurrences": result.occurrences, "ids": result.ids}
+    from . import release
+
+    
+    tables = {"papers": result.papers, "ids": result.ids}
+    occurrences = result.occurrences
     data = {}
     for name in TABLES:
         path = out / data_path(name)
-        write_parquet(tables[name], name, path, config)
+        if name == "occurrences":
+            batches = occurrences.batches(config.parquet_row_group_size)
+            rows, nbytes = write_parquet_batches(batches, occurrences.schema, name, path, config)
+        else:
+            write_parquet(tables[name], name, path, config)
+            rows, nbytes = tables[name].num_rows, tables[name].nbytes
         data[name] = release.DataFile(
-            path=data_path(name),
-            size=path.stat().st_size,
-            sha256=release.sha256_file(path),
-            rows=tables[name].num_rows,
-            nbytes=tables[name].nbytes,
+            path=data_path(name), size=path.stat().st_size, sha256=release.sha256_file(path), rows=rows, nbytes=nbytes,
         )
-    statistics = compute_stats(result.papers, result.occurrences)
+    statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
     changelog = read_resource("CHANGELOG.md")
     r = release.Release(
@@ -123,13 +136,15 @@ def build(
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
+    workers: int | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
     ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
-    Hub repository than the project's hub-repo.
+    Hub repository than the project's hub-repo. ``workers`` bounds the processes of the
+    stages that use several (None: every usable core); the bytes written do not depend on it.
     """
     started = time.perf_counter()
     # refused before any work; a release read but not written (publish's dist/) must survive
@@ -139,9 +154,12 @@ def build(
     for folder in {Path(out), Path(raw_dir).parent / "dist"}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     with gc_paused():
-        result = produce(raw_dir, config, stage, previous)
-        with stage("write"):
-            atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)
+        result = produce(raw_dir, config, stage, previous, workers)
+        try:
+            with stage("write"):
+                atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)
+        finally:
+            result.occurrences.spool.close()
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 

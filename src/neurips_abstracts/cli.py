@@ -111,12 +111,16 @@ def stage_progress():
     from .build import STAGES
 
     with tqdm(total=len(STAGES), unit="stage", disable=None, file=sys.stderr, leave=False) as bar:
+        done: set[str] = set()
 
         @contextlib.contextmanager
         def stage(name: str):
+            # parse and normalize are entered once per dump: the bar counts each stage once
             bar.set_description(name)
             yield
-            bar.update(1)
+            if name not in done:
+                done.add(name)
+                bar.update(1)
 
         yield stage
 
@@ -148,8 +152,13 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from .docs import docs_skipped, refresh
     from .release import PROJECT_ROOT
 
+    from .schema import hidden
+
     try:
-        with stage_progress() as stage:
+        # pyarrow imports pandas the first time it makes an array, to ask whether its input is a
+        # pandas object; nothing in a build is, and that import was a third of a small build's
+        # start-up. pyarrow then goes on without pandas for the rest of this process.
+        with stage_progress() as stage, hidden(("pandas",)):
             previous = None if first_release else (previous_dir or BESIDE_RAW)
             s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
     except (DumpError, ContractError) as exc:

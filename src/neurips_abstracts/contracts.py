@@ -33,19 +33,34 @@ def check(
 ) -> None:
     """Raise :class:`ContractError` naming the first broken contract. Occurrences are in the
     added order of their dumps (see ``sidecar``)."""
-    import pandera.errors
     import polars as pl
 
-    from .schema import pandera_schema
+    from .schema import import_pandera_polars, pandera_schema
 
-    p = pl.from_arrow(papers)
-    o = pl.from_arrow(occurrences).with_row_index("_added_order")
-    i = pl.from_arrow(ids)
-    for name, frame in (("papers", p), ("occurrences", o.drop("_added_order")), ("ids", i)):
+    import_pandera_polars()  # before pandera.errors: see there why
+    import pandera.errors
+
+    def validate(name: str, frame) -> None:
         try:
             pandera_schema(name).validate(frame, lazy=True)
         except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
             raise ContractError(f"{name} breaks its schema:\n{exc}") from None
+
+    p = pl.from_arrow(papers)
+    i = pl.from_arrow(ids)
+    validate("papers", p)
+    validate("ids", i)
+    if hasattr(occurrences, "batches"):  # produced a row group at a time (``pipeline.Occurrences``)
+        for batch in occurrences.batches(1 << 16):  # small batches: text_raw is most of a row
+            validate("occurrences", pl.from_arrow(batch))
+        # What is checked across rows holds across row groups too; every other check below
+        # reads all columns but text_raw.
+        o = pl.from_arrow(occurrences.select(n for n in occurrences.schema.names if n != "text_raw"))
+        _check_unique_across(o, pandera_schema("occurrences"))
+    else:
+        o = pl.from_arrow(occurrences)
+        validate("occurrences", o)
+    o = o.with_row_index("_added_order")
 
     # Nothing is lost: one occurrence row per raw record parsed.
     if o.height != records_parsed:
@@ -104,6 +119,16 @@ def check(
     bad = o.filter(pl.col("byte_end") <= pl.col("byte_start"))
     if bad.height or o.filter(pl.col("line_end") < pl.col("line_start")).height:
         _fail("occurrences with an empty or inverted span", bad["occurrence_id"])
+
+
+def _check_unique_across(frame, schema) -> None:
+    """The schema's unique columns and primary key, over the whole table."""
+    keys = [[name] for name, column in schema.columns.items() if column.unique and name in frame.columns]
+    keys += [list(schema.unique)] if schema.unique else []
+    for key in keys:
+        dup = frame.select(key).is_duplicated()
+        if dup.any():
+            _fail(f"occurrences breaks its schema: {', '.join(key)} not unique", frame.filter(dup)[key[0]])
 
 
 def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:

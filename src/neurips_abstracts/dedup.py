@@ -25,15 +25,13 @@ so the drift stays visible in the data.
 Speed (``benchmarks/scale.py`` measures it): a million raw records hold some 300,000 distinct
 texts and 56 million shingles, so nothing here runs a Python step per word. Words are hashed by
 numpy passes over the UTF-8 bytes of a batch of texts, each text's shingle set is sorted as a row
-of a padded matrix, the workers write the sets straight into shared memory and this process
-computes rensa's signatures of each chunk while the workers go on with the next. LSH bands and
-the exact Jaccard of candidate pairs are split over the workers.
+of a padded matrix; rensa computes the signatures from the flat sets on its own threads, and LSH
+bands are grouped by sorting numpy keys.
 """
 
 from __future__ import annotations
 
 import array
-import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,7 +40,6 @@ import numpy as np
 
 from .config import NearDupConfig
 from .gc_pause import gc_paused
-from .parallel import map_chunks, map_into_shared
 
 
 _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
@@ -223,42 +220,22 @@ def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
 
 
-def _shingle_capacity(texts: Sequence[str]) -> np.ndarray:
-    # A text of c characters has at most (c + 1) // 2 words, so at most that many shingles (and
-    # at least one).
-    return np.maximum((np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1) // 2, 1)
-
-
 def _offsets(counts: np.ndarray) -> np.ndarray:
     offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
     np.cumsum(counts, out=offsets[1:])
     return offsets
 
 
-def _hash_shingles(texts: Sequence[str], n: int, **chunking) -> tuple[ShingleSets, list]:
-    flat, counts, extra = map_into_shared(
-        functools.partial(shingle_many, n), texts, _shingle_capacity(texts), np.uint64, min_items=20_000, **chunking
-    )
-    return ShingleSets(flat, _offsets(counts)), extra
-
-
 def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
-    """The shingle sets of all texts, hashed on every core."""
-    return _hash_shingles(texts, n)[0]
+    """The shingle sets of all texts."""
+    flat, counts = shingle_many(n, texts)
+    return ShingleSets(flat, _offsets(counts))
 
 
 def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and MinHash signatures of all texts.
-
-    The workers hash the shingles; this process computes the signatures of each chunk of texts
-    as soon as the workers have written it, while they go on with the next chunks, so the two
-    costs overlap instead of adding up.
-    """
-    sets, sigs = _hash_shingles(
-        texts, config.shingle_size, chunks_per_worker=4,
-        on_chunk=lambda flat, counts: _minhash(flat, _offsets(counts), config),
-    )
-    return sets, np.concatenate(sigs) if sigs else np.zeros((0, config.num_perm), np.uint32)
+    """Shingle sets and MinHash signatures of all texts."""
+    sets = shingle_sets(texts, config.shingle_size)
+    return sets, signatures(sets, config)
 
 
 def shingles(text: str, n: int) -> np.ndarray:
@@ -283,8 +260,8 @@ def _jaccard_chunk(pairs: np.ndarray, sets: ShingleSets) -> list[float]:
 
 
 def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
-    """Exact Jaccard similarity of the shingle sets of each pair (i, j), on every core."""
-    return np.array(map_chunks(_jaccard_chunk, pairs, min_items=20_000, chunks_per_worker=1, shared=sets), dtype=np.float64)
+    """Exact Jaccard similarity of the shingle sets of each pair (i, j)."""
+    return np.array(_jaccard_chunk(pairs, sets), dtype=np.float64)
 
 
 def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np.ndarray:
@@ -299,13 +276,18 @@ def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np
     return np.frombuffer(values, dtype=np.uint32).reshape(-1, config.num_perm)
 
 
-def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
-    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text.
+_SIGNATURE_CHUNK = 20_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text
 
-    Always computed in the main process: rensa's thread pool does not survive a fork, so it
-    never runs in the workers.
-    """
-    return _minhash(sets.flat, sets.offsets, config)
+
+def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
+    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text, computed a chunk
+    of texts at a time so that the Python lists rensa returns never hold more than one chunk."""
+    out = np.zeros((len(sets), config.num_perm), dtype=np.uint32)
+    for start in range(0, len(sets), _SIGNATURE_CHUNK):
+        stop = min(start + _SIGNATURE_CHUNK, len(sets))
+        offsets = sets.offsets[start : stop + 1]
+        out[start:stop] = _minhash(sets.flat[int(offsets[0]) : int(offsets[-1])], offsets - offsets[0], config)
+    return out
 
 
 def band_keys(sigs: np.ndarray, config: NearDupConfig, bands: Sequence[int]) -> np.ndarray:
@@ -350,7 +332,7 @@ def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.nda
 
 def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
     """The pairs (i, j), i < j, of texts that agree on at least one band of ``bands``, each
-    coded as i * texts + j, sorted, without repeats (a one-element list, for ``map_chunks``)."""
+    coded as i * texts + j, sorted, without repeats (a one-element list)."""
     n = sigs.shape[0]
     bits = min(22, max(8, n.bit_length() + 3))  # about 8 buckets per text: few shared by chance
     found = []
@@ -378,9 +360,7 @@ def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
     """Pairs (i, j), i < j, that share at least one LSH band, sorted, without repeats."""
     n = sigs.shape[0]
-    # Bands are independent: the workers take half of them each (for many texts).
-    found = map_chunks(functools.partial(_band_pairs, config), range(config.bands),
-                       min_items=1 if n >= 50_000 else config.bands + 1, chunks_per_worker=1, shared=sigs)
+    found = _band_pairs(config, range(config.bands), sigs)
     codes = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     return np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)
 

@@ -136,7 +136,7 @@ def _whole_pipeline(r: dict) -> str:
         f"Whole pipeline: the reference pipeline took **{r['whole_pipeline_ratio']:.1f}x** our build's wall time, "
         f"{ref['seconds']:.1f} s against {r['total_seconds']:.1f} s (CPU time {ref['cpu_seconds']:.1f} s against "
         f"{r['cpu_seconds']:.1f} s; {runs}, each in a fresh process with its imports done and the cyclic garbage "
-        f"collector off, ours allowed {r['workers']} worker processes, the reference running in one); peak memory "
+        f"collector off, ours rendering plain text on up to {r['workers']} processes, the reference running in one); peak memory "
         f"{_gib(ref['peak_bytes'])} against {_gib(r['peak_bytes'])}; papers found: reference {ref['papers']:,}, ours "
         f"{r['papers']:,}, made by the generator {r['papers_truth']:,}; precision/recall of the records put "
         f"together, against the generator's labels: reference {_pr(ref['records'])}, ours {_pr(r['records'])}."
@@ -173,7 +173,7 @@ def scale_block(result: dict | None) -> str:
     lines = [
         f"Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
         "distinct papers, 10% revisions, the rest noisy exact duplicates). The table times our build stage by "
-        "stage; its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
+        "stage (parse and normalize run dump by dump, one after the other, and are summed over the dumps); its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
         "near-duplicate clustering, each version's similarity to its paper's canonical text. The reference "
         "pipeline is what a data engineer would write with the same libraries: read the dumps and split them "
         "into records, NFC and white space, exact duplicates by a dict, datasketch MinHash LSH on the distinct "
@@ -198,7 +198,15 @@ def scale_block(result: dict | None) -> str:
             lines.append(
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )
-        lines += ["", _whole_pipeline(r), "", _near_dup_alone(r), ""]
+        lines += ["", _whole_pipeline(r), ""]
+        if "one_worker" in r:
+            one = r["one_worker"]
+            lines += [
+                f"With one process instead of {r['workers']}: {one['seconds']:.1f} s against {r['total_seconds']:.1f} s "
+                f"(reference/ours {r['reference']['seconds'] / one['seconds']:.2f}x), peak memory {_gib(one['peak_bytes'])}.",
+                "",
+            ]
+        lines += [_near_dup_alone(r), ""]
     by_n = {r["n"]: r for r in runs}
     if 100_000 in by_n and 1_000_000 in by_n:
         lines.append(
@@ -206,6 +214,15 @@ def scale_block(result: dict | None) -> str:
             f"{by_n[1_000_000]['reference']['seconds'] / by_n[100_000]['reference']['seconds']:.1f} for the reference."
         )
         lines.append("")
+    dup = result.get("duplicates")
+    if dup:
+        lines += [
+            f"Memory follows distinct texts: {dup['n']:,} records, then the same dumps with {dup['n']:,} more records, "
+            f"each an exact copy of one of them (raw text and all, in new dumps): peak memory {_gib(dup['peak_bytes_n'])} "
+            f"against {_gib(dup['peak_bytes_2n'])}, **{dup['ratio']:.2f}x** for twice the records "
+            f"({dup['seconds_2n']:.1f} s for the {dup['records']:,}).",
+            "",
+        ]
     lines.append("![Build time against N](benchmarks/results/scale.png)")
     return "\n".join(lines) + "\n"
 

@@ -90,8 +90,8 @@ def copy_error(name: str, original: str) -> DumpError:
     return DumpError(name, f"byte-for-byte copy of {original}: a copy adds no records; remove it", code="copy")
 
 
-def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
-    """(file name, bytes) of every dump in ``raw_dir``, sorted by name.
+def dump_paths(raw_dir: str | Path) -> list[Path]:
+    """Every dump in ``raw_dir``, sorted by name, unread.
 
     Anything that breaks a rule of ``entry_problem`` is refused (the first, in name order),
     because a contributor who put it there meant something by it.
@@ -103,7 +103,12 @@ def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
     dumps, problems = folder_entries(raw, str(raw_dir))
     if problems:
         raise problems[0]
-    return [(path.name, path.read_bytes()) for path in dumps]
+    return dumps
+
+
+def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
+    """(file name, bytes) of every dump in ``raw_dir``, sorted by name (see ``dump_paths``)."""
+    return [(path.name, path.read_bytes()) for path in dump_paths(raw_dir)]
 
 
 def read_meta(raw_dir: str | Path, names: list[str]) -> dict[str, DumpMeta | None]:

@@ -46,6 +46,7 @@ _FTFY_UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
 _SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
 _REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _SPACE_LIKE)
 _CONTROL_TABLE = str.maketrans({**_SPACE_LIKE, **{c: None for c in _REMOVED}, "\ufeff": None, "\u200b": None})
+_REMOVED_ASCII = "".join(c for c in _REMOVED if c < "\x80").encode("ascii")
 # What is removed outright; everything in _SPACE_LIKE is white space to str.split() already.
 _REMOVE_RE = re.compile("[" + re.escape(_REMOVED) + "\ufeff\u200b]")
 
@@ -65,7 +66,10 @@ def normalize(text: str) -> str:
         # that this shortcut gives what the full path gives.
         if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
             return text  # printable ASCII, single-spaced: nothing to do (most records)
-        return " ".join(_REMOVE_RE.sub("", text).split())
+        # The same steps on bytes, several times faster than the regular expression: delete the
+        # removed controls, then split on ASCII white space (str.split() splits on \x1c-\x1f
+        # too, but those are removed first).
+        return b" ".join(text.encode("ascii").translate(None, _REMOVED_ASCII).split()).decode("ascii")
     return _normalize_full(text)
 
 

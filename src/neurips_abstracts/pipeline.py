@@ -1,30 +1,35 @@
-"""The build as pure stages, table in, table out: parse, normalize, deduplicate, assemble.
+"""The build as stages over columns, one dump at a time: parse, normalize, deduplicate, assemble.
 
-Nothing here reads or writes files: ``load.py`` reads raw/ at one end, ``write.py`` writes dist/
-at the other. Every stage sorts what it receives, so the output does not depend on the order in
-which files were listed.
+Nothing here reads raw/ or writes dist/: ``load.py`` reads raw/ at one end, ``write.py`` writes
+dist/ at the other. Dumps are taken in their added order (see ``sidecar``), whatever order the
+files were listed in, so the output does not depend on it.
+
+Memory follows the distinct texts, not the raw records. Each dump is parsed and normalized
+alone; its records leave behind a few integers each (numpy columns) and the index of their
+distinct normalized text (their *version*), so exact duplicates collapse as they arrive. Their
+raw text, the one large per-record column, is spooled to an unnamed temporary file as each dump
+is done and read back a row group at a time when the occurrences table is checked and written.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
-from .errors import DumpError
 from .identity import Founding, Identity, assign_ids, record_key
-from .normalize import normalize
-from .parallel import map_chunks
 from .load import copy_error
+from .normalize import normalize
 from .parse import Dump, no_visible_text, parse_dump
-from .plain import extract_urls, to_plain
+from .render import render_all, render_many  # noqa: F401  (render_many: the stage's pure function)
 from .previous import PreviousRelease
 from .schema import arrow_schema
 from .sidecar import (
@@ -37,43 +42,13 @@ from .sidecar import (
 )
 
 RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
+# Per-record columns kept in memory (a few bytes a record); text_raw goes to the spool.
+_POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
 
 
 @contextmanager
 def no_timer(name: str):
     yield
-
-
-@dataclass(frozen=True)
-class Records:
-    """All raw records of all dumps, as columns, in added order of their dumps (see
-    ``sidecar``), then record_index."""
-
-    dumps: tuple[Dump, ...]
-    meta: dict[str, DumpMeta]  # each dump's metadata (``unknown_meta`` where it has none)
-    source_file: list[str]
-    source_sha256: list[str]
-    record_index: list[int]
-    line_start: list[int]
-    line_end: list[int]
-    byte_start: list[int]
-    byte_end: list[int]
-    text_raw: list[str]
-    text: list[str]
-
-    def __len__(self) -> int:
-        return len(self.text)
-
-
-@dataclass(frozen=True)
-class BuildResult:
-    papers: pa.Table
-    occurrences: pa.Table
-    ids: pa.Table
-    dumps: tuple[Dump, ...]
-    meta: dict[str, DumpMeta]
-    identity: Identity
-    stats: dict = field(default_factory=dict)
 
 
 def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
@@ -86,42 +61,8 @@ def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousReleas
     return published_meta(dump.name, dump.sha256, meta, previous)
 
 
-def parse(
-    files: Iterable[tuple[str, bytes]],
-    config: BuildConfig,
-    meta: dict[str, DumpMeta | None] | None = None,
-    previous: PreviousRelease | None = None,
-) -> Records:
-    """Parse every dump; ``meta`` holds each dump's metadata file (None or absent: it has none)."""
-    meta = meta or {}
-    dumps = [parse_dump(name, data, config.venue, config.year) for name, data in sorted(files)]
-    first_with_sha: dict[str, str] = {}
-    for dump in dumps:
-        other = first_with_sha.setdefault(dump.sha256, dump.name)
-        if other != dump.name:
-            raise copy_error(dump.name, other)
-    known = {d.name: _check_immutable(d, meta.get(d.name), previous) for d in dumps}
-    dumps.sort(key=lambda d: added_key(known[d.name]))
-    cols: dict[str, list] = {k: [] for k in Records.__dataclass_fields__ if k not in ("dumps", "meta")}
-    kept = []
-    for dump in dumps:
-        kept.append(dataclasses.replace(dump, records=()))  # the columns below hold what is needed
-        for r in dump.records:
-            cols["source_file"].append(dump.name)
-            cols["source_sha256"].append(dump.sha256)
-            cols["record_index"].append(r.record_index)
-            cols["line_start"].append(r.line_start)
-            cols["line_end"].append(r.line_end)
-            cols["byte_start"].append(r.byte_start)
-            cols["byte_end"].append(r.byte_end)
-            cols["text_raw"].append(r.text_raw)
-            cols["text"].append(r.text)
-    return Records(dumps=tuple(kept), meta=known, **cols)
-
-
-def normalize_many(texts: Sequence[str]) -> list[str | None]:
-    """Normalized texts; None where a text is already normalized, so that the caller keeps the
-    text it has instead of receiving an equal copy (from a worker, through a pipe)."""
+def normalize_many(texts: Iterable[str]) -> list[str | None]:
+    """Normalized texts; None where a text is already normalized (the caller keeps its own)."""
     out: list[str | None] = []
     for text in texts:
         fixed = normalize(text)
@@ -129,43 +70,308 @@ def normalize_many(texts: Sequence[str]) -> list[str | None]:
     return out
 
 
-def normalize_records(records: Records) -> list[str]:
-    """Normalized text of every record; each distinct text is normalized once, on every core.
-
-    Chunks are interleaved because the cost is uneven: ASCII texts take normalize's shortcut,
-    the others cost ten times more, and the few with mojibake need ftfy, a hundred times more.
-    """
-    distinct = list(dict.fromkeys(records.text))
-    fixed = map_chunks(normalize_many, distinct, min_items=5_000, interleave=True)
-    # Raw texts that normalize alike (a recrawl's spacing or encoding noise) share one string:
-    # less memory, and later look-ups by text find the same object instead of comparing copies.
-    one: dict[str, str] = {}
-    cache = {text: one.setdefault(new, new) if new is not None else one.setdefault(text, text)
-             for text, new in zip(distinct, fixed)}
-    out = [cache[t] for t in records.text]
-    if "" in cache.values():
-        i = out.index("")
-        raise no_visible_text(records.source_file[i], records.line_start[i])
-    return out
-
-
-def render_many(abstracts: Sequence[str]) -> list[tuple[str, str | None, int]]:
-    """(abstract_plain, urls, word count of abstract_plain) of each abstract."""
-    out = []
-    for abstract in abstracts:
-        plain = to_plain(abstract) or abstract
-        out.append((plain, " ".join(extract_urls(abstract)) or None, len(plain.split())))
-    return out
-
-
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def deduplicate(
-    records: Records, normalized: list[str], config: BuildConfig, previous: PreviousRelease | None, version: str
-) -> dict:
-    """Assign every record to a paper and say why.
+class _Grow:
+    """A numpy column appended to in blocks (amortized doubling)."""
+
+    def __init__(self, dtype):
+        self.data = np.zeros(1024, dtype=dtype)
+        self.n = 0
+
+    def extend(self, values: np.ndarray) -> None:
+        end = self.n + len(values)
+        if end > len(self.data):
+            self.data = np.resize(self.data, max(end, 2 * len(self.data)))
+        self.data[self.n : end] = values
+        self.n = end
+
+    def array(self) -> np.ndarray:
+        return self.data[: self.n]
+
+
+class Versions:
+    """The distinct normalized texts met so far, numbered in order of first appearance (which
+    is added order), with what the dedup rules need of each: its first record and its newest
+    (crawl rank of the dump, record index)."""
+
+    def __init__(self):
+        self.index: dict[str, int] = {}
+        self.text: list[str] = []
+        self.sha: list[str] = []
+        self.first = _Grow(np.int64)
+        self.newest = _Grow(np.int64)
+        # Raw texts that need ftfy and Unicode work map straight to their version: recrawls repeat
+        # the same mojibake or decomposed text, and normalizing it again costs a hundred times more
+        # than the look-up. Printable ASCII takes normalize's shortcut and needs no memory here.
+        self.of_raw: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def add_dump(self, dump: Dump, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
+        """The version of each record of ``dump``, its records numbered from ``first_record``."""
+        index, of_raw, texts = self.index, self.of_raw, self.text
+        out = np.empty(len(dump.records), dtype=np.int32)
+        new_first: list[int] = []
+        for k, r in enumerate(dump.records):
+            raw = r.text
+            v = None if raw.isascii() else of_raw.get(raw)
+            if v is None:
+                fixed = normalize(raw)
+                if not fixed:
+                    raise no_visible_text(dump.name, r.line_start)
+                v = index.get(fixed)
+                if v is None:
+                    v = index[fixed] = len(texts)
+                    texts.append(fixed)
+                    self.sha.append(_sha256(fixed))
+                    new_first.append(first_record + k)
+                if not raw.isascii():
+                    of_raw[raw] = v
+            out[k] = v
+        self.first.extend(np.array(new_first, dtype=np.int64))
+        key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)
+        if len(self.newest.array()) < len(texts):
+            self.newest.extend(np.full(len(texts) - self.newest.n, -1, dtype=np.int64))
+        np.maximum.at(self.newest.data, out, key)
+        return out
+
+
+class Spool:
+    """The raw text of every record, written to an unnamed temporary file a dump at a time (Arrow
+    IPC, LZ4) and read back in order: the one per-record column too large to keep in memory."""
+
+    def __init__(self):
+        self._file = tempfile.TemporaryFile()
+        self._sink = pa.PythonFile(self._file, mode="w")
+        self._schema = pa.schema([("text_raw", pa.string())])
+        self._writer = pa.ipc.new_file(self._sink, self._schema, options=pa.ipc.IpcWriteOptions(compression="lz4"))
+        self.rows = 0
+
+    def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
+        """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
+        spans of valid UTF-8), cut out by Arrow instead of one Python string at a time."""
+        n = len(start)
+        offsets = np.empty(2 * n + 1, dtype=np.int64)
+        offsets[0] = 0
+        offsets[1::2], offsets[2::2] = start, end
+        # Records and the gaps between them, as one string array over the bytes; the records
+        # are every other element.
+        spans = pa.Array.from_buffers(pa.large_string(), 2 * n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        texts = spans.take(pa.array(np.arange(1, 2 * n, 2))).cast(pa.string())
+        self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+        self.rows += n
+
+    def finish(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def chunks(self, size: int) -> Iterator[pa.Array]:
+        """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
+        self.finish()
+        self._file.seek(0)
+        reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
+        pending: list[pa.Array] = []
+        held = 0
+        for i in range(reader.num_record_batches):
+            column = reader.get_batch(i).column(0)
+            pending.append(column)
+            held += len(column)
+            while held >= size:
+                joined = pa.concat_arrays(pending)
+                yield joined.slice(0, size)
+                pending, held = [joined.slice(size)], held - size
+        if held:
+            yield pa.concat_arrays(pending)
+
+    def close(self) -> None:
+        self.finish()
+        self._file.close()
+
+
+def _dense(array: pa.Array) -> pa.Array:
+    """``array`` without a validity buffer when it has no nulls (``take`` allocates one): the
+    in-memory size recorded in the card is that of the arrays a table of Python values makes."""
+    if array.null_count or array.buffers()[0] is None:
+        return array
+    return pa.Array.from_buffers(array.type, len(array), [None, *array.buffers()[1:]], 0, array.offset)
+
+
+@dataclass
+class Occurrences:
+    """The occurrences table, produced a row group at a time: the positions and versions of
+    every record are in memory, their raw texts in the spool, and every other column is
+    derived from the versions (their paper, relation, similarity and text hash)."""
+
+    schema: pa.Schema
+    files: pa.Array  # dump names, in added order
+    shas: pa.Array  # their sha256
+    dump: np.ndarray  # per record: index into files
+    positions: dict[str, np.ndarray]
+    version: np.ndarray
+    relation: np.ndarray  # per record: index into RELATIONS
+    version_paper: pa.Array
+    version_similarity: np.ndarray
+    version_sha: pa.Array
+    spool: Spool
+    _table: pa.Table | None = field(default=None, repr=False)
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.version)
+
+    def _columns(self, start: int, stop: int, text_raw: pa.Array | None) -> dict[str, pa.Array]:
+        dump = pa.array(self.dump[start:stop])
+        v = pa.array(self.version[start:stop])
+        sha = self.shas.take(dump)
+        index = pa.array(self.positions["record_index"][start:stop])
+        cols = {
+            "occurrence_id": pc.binary_join_element_wise(pc.utf8_slice_codeunits(sha, 0, 16), pc.cast(index, pa.string()), "-"),
+            "paper_id": self.version_paper.take(v),
+            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
+            "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
+            "source_file": self.files.take(dump),
+            "source_sha256": sha,
+            **{name: pa.array(self.positions[name][start:stop]) for name in _POSITIONS},
+            "text_raw": text_raw,
+            "text_sha256": self.version_sha.take(v),
+        }
+        return cols
+
+    def select(self, names: Iterable[str]) -> pa.Table:
+        """The named columns of every row, text_raw excepted (it stays in the spool)."""
+        names = list(names)
+        cols = self._columns(0, self.num_rows, None)
+        return pa.table({n: cols[n] for n in names}, schema=pa.schema([self.schema.field(n) for n in names]))
+
+    def batches(self, size: int) -> Iterator[pa.RecordBatch]:
+        """Every column, ``size`` rows at a time, in added order."""
+        start = 0
+        for text_raw in self.spool.chunks(size):
+            stop = start + len(text_raw)
+            cols = self._columns(start, stop, text_raw)
+            yield pa.record_batch([_dense(cols[n].cast(self.schema.field(n).type)) for n in self.schema.names],
+                                  schema=self.schema)
+            start = stop
+
+    def to_table(self) -> pa.Table:
+        """The whole table in memory (small builds and tests)."""
+        if self._table is None:
+            self._table = pa.Table.from_batches(list(self.batches(1 << 20)), schema=self.schema).combine_chunks()
+        return self._table
+
+    def column(self, name: str):
+        return self.to_table().column(name)
+
+    def to_pylist(self) -> list[dict]:
+        return self.to_table().to_pylist()
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    papers: pa.Table
+    occurrences: Occurrences
+    ids: pa.Table
+    dumps: tuple[Dump, ...]
+    meta: dict[str, DumpMeta]
+    identity: Identity
+    stats: dict = field(default_factory=dict)
+
+
+@dataclass
+class Parsed:
+    """What the dumps leave behind once parsed and normalized, a dump at a time."""
+
+    dumps: list[Dump]  # without their records
+    meta: dict[str, DumpMeta]
+    dump: np.ndarray
+    positions: dict[str, np.ndarray]
+    version: np.ndarray
+    versions: Versions
+    spool: Spool
+
+    def __len__(self) -> int:
+        return len(self.version)
+
+
+def _opened(data) -> bytes:
+    return data() if callable(data) else data
+
+
+def parse(
+    files: Iterable[tuple[str, object]],
+    config: BuildConfig,
+    meta: dict[str, DumpMeta | None] | None = None,
+    previous: PreviousRelease | None = None,
+    stage: Callable = no_timer,
+) -> Parsed:
+    """Parse and normalize every dump, one at a time, in added order. ``files`` holds
+    (name, bytes, or a function returning them); ``meta`` each dump's metadata file (None or
+    absent: it has none)."""
+    from dataclasses import replace
+
+    meta = meta or {}
+    files = list(files)
+    known = {name: meta.get(name) or unknown_meta(name, "") for name, _ in files}  # order needs no sha
+    order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
+    crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
+    versions, spool = Versions(), Spool()
+    dumps, dump_meta, first_with_sha = [], {}, {}
+    dump_col = _Grow(np.int32)
+    positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in _POSITIONS}
+    version_col = _Grow(np.int32)
+    try:
+        for name, data in order:
+            with stage("parse"):
+                data = _opened(data)
+                dump = parse_dump(name, data, config.venue, config.year)
+                other = first_with_sha.setdefault(dump.sha256, dump.name)
+                if other != dump.name:
+                    raise copy_error(dump.name, other)
+                dump_meta[dump.name] = _check_immutable(dump, meta.get(dump.name), previous)
+                records = dump.records
+                for column in _POSITIONS:
+                    positions[column].extend(np.fromiter((getattr(r, column) for r in records), np.int64, len(records)))
+                dump_col.extend(np.full(len(records), len(dumps), dtype=np.int32))
+                first = positions["byte_start"].n - len(records)
+                spool.append(data, positions["byte_start"].array()[first:], positions["byte_end"].array()[first:])
+                del data
+            with stage("normalize"):
+                first = version_col.n
+                version_col.extend(versions.add_dump(dump, first, crawl_rank[dump.name],
+                                                     positions["record_index"].array()[first:]))
+            dumps.append(replace(dump, records=()))
+    except BaseException:
+        spool.close()
+        raise
+    # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
+    # texts and their facts go on.
+    versions.index, versions.of_raw = {}, {}
+    return Parsed(dumps, dump_meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
+                  version_col.array(), versions, spool)
+
+
+class _RecordKeys:
+    """``record_key`` of every record, made as they are read rather than held."""
+
+    def __init__(self, shas: list[str], dump: np.ndarray, byte_start: np.ndarray):
+        self.shas, self.dump, self.byte_start = shas, dump, byte_start
+
+    def __len__(self) -> int:
+        return len(self.dump)
+
+    def __iter__(self) -> Iterator[str]:
+        shas = self.shas
+        for d, start in zip(self.dump.tolist(), self.byte_start.tolist()):
+            yield record_key(shas[d], start)
+
+
+def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease | None, version: str) -> dict:
+    """Assign every version (distinct normalized text), and so every record, to a paper and say why.
 
     Rules (documented in the card):
     * records with equal normalized text are one version (exact duplicates);
@@ -176,137 +382,111 @@ def deduplicate(
     * the *canonical* text is the version of the paper's record latest in crawl order (the
       newest crawl); the canonical occurrence is the earliest record holding that text.
     """
-    sha_of: dict[str, str] = {}  # each distinct text is hashed once
-    text_sha = [sha_of.get(t) or sha_of.setdefault(t, _sha256(t)) for t in normalized]
-    crawl_rank = {name: k for k, name in enumerate(sorted(records.meta, key=lambda n: crawl_key(records.meta[n])))}
-    version_of: dict[str, int] = {}
-    version_text: list[str] = []
-    version_first: list[int] = []
-    version_newest: list[tuple[int, int]] = []  # (crawl rank of the dump, record index) of its newest record
-    for i, sha in enumerate(text_sha):  # records are in added order
-        newest = (crawl_rank[records.source_file[i]], records.record_index[i])
-        v = version_of.get(sha)
-        if v is None:
-            v = version_of[sha] = len(version_text)
-            version_text.append(normalized[i])
-            version_first.append(i)
-            version_newest.append(newest)
-        elif newest > version_newest[v]:
-            version_newest[v] = newest
-    record_version = [version_of[s] for s in text_sha]
+    versions = parsed.versions
+    version_first, version_newest = versions.first.array(), versions.newest.array()
+    record_version = parsed.version
+    shas = [d.sha256 for d in parsed.dumps]
 
-    clusters = near_duplicate_clusters(version_text, config.near_dup)
+    clusters = near_duplicate_clusters(versions.text, config.near_dup)
     roots, shingle_sets = clusters.roots, clusters.shingle_sets
     # Versions are numbered in added order, so a cluster's root is its founding version.
     members: dict[int, list[int]] = {}
     for v, root in enumerate(roots):
         members.setdefault(root, []).append(v)
-    canonical_version = {root: max(vs, key=lambda v: version_newest[v]) for root, vs in members.items()}
-    occurrence_id = [f"{sha[:16]}-{idx}" for sha, idx in zip(records.source_sha256, records.record_index)]
+    newest = version_newest.tolist()
+    canonical_version = {root: max(vs, key=newest.__getitem__) for root, vs in members.items()}
+    byte_start = parsed.positions["byte_start"]
     founding = {
-        root: Founding(records.source_sha256[i], records.byte_start[i], text_sha[i])
+        root: Founding(shas[parsed.dump[i]], int(byte_start[i]), versions.sha[root])
         for root in members
-        for i in (version_first[root],)
+        for i in (int(version_first[root]),)
     }
-    keys = [record_key(sha, start) for sha, start in zip(records.source_sha256, records.byte_start)]
-    identity = assign_ids(keys, [roots[v] for v in record_version], founding, previous, version)
+    keys = _RecordKeys(shas, parsed.dump, byte_start)
+    roots_array = np.array(roots, dtype=np.int64)
+    identity = assign_ids(keys, roots_array[record_version].tolist(), founding, previous, version)
     paper_id_of_root = identity.paper_of_cluster
 
     # Per version: its paper, and its similarity to the paper's canonical version.
     version_paper = [paper_id_of_root[root] for root in roots]
-    version_similarity = [1.0] * len(roots)
+    version_similarity = np.ones(len(roots), dtype=np.float64)
     revised = [(v, canonical_version[root]) for v, root in enumerate(roots) if v != canonical_version[root]]
     if revised:
         pairs = np.array(revised, dtype=np.int64)
-        for (v, _), s in zip(revised, jaccard_many(shingle_sets, pairs).tolist()):
-            version_similarity[v] = s
-    paper_id = [version_paper[v] for v in record_version]
-    similarity = [version_similarity[v] for v in record_version]
-    relation = [
-        ("canonical" if version_first[v] == i else "exact_duplicate")
-        if v == canonical_version[roots[v]]
-        else "near_duplicate"
-        for i, v in enumerate(record_version)
-    ]
+        version_similarity[pairs[:, 0]] = jaccard_many(shingle_sets, pairs)
+    is_canonical = np.zeros(len(roots), dtype=bool)
+    is_canonical[list(canonical_version.values())] = True
+    records = np.arange(len(record_version), dtype=np.int64)
+    relation = np.where(is_canonical[record_version], np.where(version_first[record_version] == records, 0, 1), 2)
     return {
-        "occurrence_id": occurrence_id,
-        "text_sha256": text_sha,
-        "paper_id": paper_id,
-        "relation": relation,
-        "similarity": similarity,
+        "version_paper": version_paper,
+        "version_similarity": version_similarity,
+        "relation": relation.astype(np.int8),
         "identity": identity,
         "papers": [
             {
                 "root": root,
-                "canonical_record": version_first[canonical_version[root]],
-                "founding_record": version_first[root],
+                "canonical_version": canonical_version[root],
+                "founding_record": int(version_first[root]),
                 "n_versions": len(vs),
             }
             for root, vs in members.items()
         ],
-        "n_versions": len(version_text),
+        "n_versions": len(versions),
         "n_candidate_pairs": len(clusters.candidates),
         "n_merged_pairs": clusters.merged,
     }
 
 
-def render_papers(normalized: list[str], dedup: dict) -> list[tuple[str, str | None, int]]:
+def render_papers(parsed: Parsed, dedup: dict, workers: int | None = None) -> list[tuple[str, str | None, int]]:
     """Plain text, URLs and word count of every paper's canonical abstract, in the order of
     dedup["papers"]."""
-    return map_chunks(render_many, [normalized[p["canonical_record"]] for p in dedup["papers"]], min_items=5_000)
+    text = parsed.versions.text
+    return render_all([text[p["canonical_version"]] for p in dedup["papers"]], workers)
 
 
-def assemble(
-    records: Records, normalized: list[str], dedup: dict, rendered: list[tuple[str, str | None, int]]
-) -> tuple[pa.Table, pa.Table, pa.Table]:
-    occurrence_id = dedup["occurrence_id"]
-    occurrences = pa.Table.from_pydict(
-        {
-            "occurrence_id": occurrence_id,
-            "paper_id": dedup["paper_id"],
-            "relation": dedup["relation"],
-            "similarity": dedup["similarity"],
-            "source_file": records.source_file,
-            "source_sha256": records.source_sha256,
-            "record_index": records.record_index,
-            "line_start": records.line_start,
-            "line_end": records.line_end,
-            "byte_start": records.byte_start,
-            "byte_end": records.byte_end,
-            "text_raw": records.text_raw,
-            "text_sha256": dedup["text_sha256"],
-        },
-        schema=arrow_schema("occurrences"),
-    )
-
-    n_occ: dict[str, int] = {}
-    for pid in dedup["paper_id"]:
-        n_occ[pid] = n_occ.get(pid, 0) + 1
-    dump_by_name = {d.name: d for d in records.dumps}
-    rows = []
+def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
+    versions = parsed.versions
+    first = versions.first.array()
+    version_paper = dedup["version_paper"]
+    paper_index = {pid: k for k, pid in enumerate(dict.fromkeys(version_paper))}
+    per_record_paper = np.array([paper_index[p] for p in version_paper], dtype=np.int64)[parsed.version]
+    n_occ = np.bincount(per_record_paper, minlength=len(paper_index)).tolist()
+    names = [d.name for d in parsed.dumps]
+    record_index = parsed.positions["record_index"]
+    cols: dict[str, list] = {name: [] for name in arrow_schema("papers").names}
     for p, (plain, urls, words) in zip(dedup["papers"], rendered):
-        c = p["canonical_record"]
-        abstract = normalized[c]
-        dump = dump_by_name[records.source_file[c]]
-        rows.append(
-            {
-                "paper_id": dedup["paper_id"][c],
-                "venue": dump.venue,
-                "year": dump.year,
-                "abstract": abstract,
-                "abstract_plain": plain,
-                "urls": urls,
-                "word_count": words,
-                "n_occurrences": n_occ[dedup["paper_id"][c]],
-                "n_versions": p["n_versions"],
-                "first_source_file": records.source_file[p["founding_record"]],
-                "canonical_occurrence_id": occurrence_id[c],
-                "abstract_sha256": dedup["text_sha256"][c],
-            }
-        )
-    rows.sort(key=lambda r: r["paper_id"])
+        cv = p["canonical_version"]
+        c = int(first[cv])
+        dump = parsed.dumps[parsed.dump[c]]
+        pid = version_paper[cv]
+        cols["paper_id"].append(pid)
+        cols["venue"].append(dump.venue)
+        cols["year"].append(dump.year)
+        cols["abstract"].append(versions.text[cv])
+        cols["abstract_plain"].append(plain)
+        cols["urls"].append(urls)
+        cols["word_count"].append(words)
+        cols["n_occurrences"].append(n_occ[paper_index[pid]])
+        cols["n_versions"].append(p["n_versions"])
+        cols["first_source_file"].append(names[parsed.dump[p["founding_record"]]])
+        cols["canonical_occurrence_id"].append(f"{dump.sha256[:16]}-{int(record_index[c])}")
+        cols["abstract_sha256"].append(versions.sha[cv])
+    order = sorted(range(len(cols["paper_id"])), key=cols["paper_id"].__getitem__)
     schema = arrow_schema("papers")
-    papers = pa.Table.from_pydict({name: [r[name] for r in rows] for name in schema.names}, schema=schema)
+    papers = pa.Table.from_pydict({name: [cols[name][k] for k in order] for name in schema.names}, schema=schema)
+    occurrences = Occurrences(
+        schema=arrow_schema("occurrences"),
+        files=pa.array(names, pa.string()),
+        shas=pa.array([d.sha256 for d in parsed.dumps], pa.string()),
+        dump=parsed.dump,
+        positions=parsed.positions,
+        version=parsed.version,
+        relation=dedup["relation"],
+        version_paper=pa.array(version_paper, pa.string()),
+        version_similarity=dedup["version_similarity"],
+        version_sha=pa.array(versions.sha, pa.string()),
+        spool=parsed.spool,
+    )
     id_rows = dedup["identity"].ids
     schema = arrow_schema("ids")
     ids = pa.Table.from_pydict({name: [getattr(r, name) for r in id_rows] for name in schema.names}, schema=schema)
@@ -314,42 +494,43 @@ def assemble(
 
 
 def run(
-    files: Iterable[tuple[str, bytes]],
+    files: Iterable[tuple[str, object]],
     config: BuildConfig,
     stage: Callable = no_timer,
     meta: dict[str, DumpMeta | None] | None = None,
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
+    workers: int | None = None,
 ) -> BuildResult:
-    """raw files (name, bytes) and their metadata in, validated-ready tables out; paper ids are
-    anchored to ``previous`` (None: this is the first release), and ids first published or
-    retired now are marked with ``version``.
+    """raw files (name, bytes or a function returning them) and their metadata in,
+    validated-ready tables out; paper ids are anchored to ``previous`` (None: this is the first
+    release), and ids first published or retired now are marked with ``version``.
 
-    ``stage(name)`` is a context manager entered around each stage (for timings).
+    ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
+    "normalize" are entered once per dump. ``workers`` bounds the processes that render plain
+    text (None: every usable core; the output is the same for any number).
     """
-    with stage("parse"):
-        records = parse(files, config, meta, previous)
-    del files  # the raw bytes (as large as the input) are not needed past parsing
-    with stage("normalize"):
-        normalized = normalize_records(records)
-    with stage("near-dup"):
-        dedup = deduplicate(records, normalized, config, previous, version)
-    with stage("plain text"):
-        rendered = render_papers(normalized, dedup)
-    with stage("assemble"):
-        papers, occurrences, ids = assemble(records, normalized, dedup, rendered)
+    parsed = parse(files, config, meta, previous, stage)
+    try:
+        with stage("near-dup"):
+            dedup = deduplicate(parsed, config, previous, version)
+        with stage("plain text"):
+            rendered = render_papers(parsed, dedup, workers)
+        with stage("assemble"):
+            papers, occurrences, ids = assemble(parsed, dedup, rendered)
+    except BaseException:
+        parsed.spool.close()
+        raise
     identity = dedup["identity"]
-    relations = {r: 0 for r in RELATIONS}
-    for r in dedup["relation"]:
-        relations[r] += 1
+    counts = np.bincount(dedup["relation"], minlength=len(RELATIONS)).tolist()
     stats = {
-        "dumps": len(records.dumps),
-        "records": len(records),
+        "dumps": len(parsed.dumps),
+        "records": len(parsed),
         "papers": papers.num_rows,
         "distinct_texts": dedup["n_versions"],
         "near_dup_candidate_pairs": dedup["n_candidate_pairs"],
         "near_dup_merged_pairs": dedup["n_merged_pairs"],
-        "relations": relations,
+        "relations": dict(zip(RELATIONS, counts)),
         # From the ids table, not from what changed since the previous build: a rebuild on its
         # own release must give the same bytes.
         "ids": {
@@ -358,4 +539,4 @@ def run(
             "retired_in_this_version": sum(r.retired_release == version for r in identity.ids),
         },
     }
-    return BuildResult(papers, occurrences, ids, records.dumps, records.meta, identity, stats)
+    return BuildResult(papers, occurrences, ids, tuple(parsed.dumps), parsed.meta, identity, stats)

@@ -6,6 +6,9 @@ written with, the Pandera models the contracts check, and the Hugging Face featu
 
 from __future__ import annotations
 
+import contextlib
+import sys
+
 import json
 from functools import lru_cache
 
@@ -46,10 +49,60 @@ def hf_features_dict(table: str) -> dict:
     return {f["name"]: {"dtype": _HF_DTYPES[f["type"]], "_type": "Value"} for f in table_schema(table)["fields"]}
 
 
+# What pandera's polars API imports without needing it (see ``import_pandera_polars``).
+_UNNEEDED_BY_PANDERA_POLARS = ("pandas", "hypothesis")
+
+
+class _Hide:
+    """An import finder that answers "no module named X" for the modules it hides."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+@contextlib.contextmanager
+def hidden(names: tuple[str, ...]):
+    """Within the block, importing any of ``names`` (or their submodules) raises
+    ModuleNotFoundError, as if they were not installed; those already loaded are taken out of
+    ``sys.modules`` for its duration, then put back as they were."""
+    loaded = {k: sys.modules.pop(k) for k in names if k in sys.modules}
+    finder = _Hide(names)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        sys.modules.update(loaded)
+
+
+def import_pandera_polars():
+    """``pandera.polars``, imported without its pandas and hypothesis parts.
+
+    pandera's top-level package imports its pandas API whenever pandas is installed (``datasets``
+    installs it), and its strategies whenever hypothesis is, though the polars API uses neither:
+    those imports were most of a seeds build's start-up. pandera leaves them out when the modules
+    are missing, so they are reported missing for that one import (taken out of ``sys.modules``
+    for its duration if already loaded, then put back as they were).
+    """
+    if "pandera" not in sys.modules:
+        with hidden(_UNNEEDED_BY_PANDERA_POLARS):
+            import pandera.polars
+            from pandera.backends.polars import builtin_checks, checks  # noqa: F401  (else loaded when validating)
+    import pandera.polars
+
+    return pandera.polars
+
+
 def pandera_schema(table: str):
     """A Pandera (polars) DataFrameModel-equivalent schema built from the Table Schema."""
-    import pandera.polars as pa_pl
     import polars as pl
+
+    pa_pl = import_pandera_polars()
 
     dtypes = {"string": pl.String, "integer": pl.Int64, "number": pl.Float64, "boolean": pl.Boolean}
     spec = table_schema(table)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pyarrow as pa
@@ -18,20 +18,41 @@ def data_path(table: str) -> str:
     return f"data/{table}/train-00000-of-00001.parquet"
 
 
-def write_parquet(table: pa.Table, name: str, path: Path, config: BuildConfig) -> None:
+def _parquet_options(config: BuildConfig) -> dict:
+    return {
+        "compression": config.parquet_compression,
+        "compression_level": config.parquet_compression_level,
+        "use_dictionary": True,
+        "write_statistics": True,
+    }
+
+
+def _with_features(schema: pa.Schema, name: str) -> pa.Schema:
     # The "huggingface" key lets `datasets` load the declared features instead of guessing them.
     hf = {"info": {"features": hf_features_dict(name)}}
-    table = table.replace_schema_metadata({"huggingface": json.dumps(hf, sort_keys=True)})
+    return schema.with_metadata({"huggingface": json.dumps(hf, sort_keys=True)})
+
+
+def write_parquet(table: pa.Table, name: str, path: Path, config: BuildConfig) -> None:
+    table = table.replace_schema_metadata(_with_features(table.schema, name).metadata)
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(
-        table,
-        path,
-        compression=config.parquet_compression,
-        compression_level=config.parquet_compression_level,
-        row_group_size=config.parquet_row_group_size,
-        use_dictionary=True,
-        write_statistics=True,
-    )
+    pq.write_table(table, path, row_group_size=config.parquet_row_group_size, **_parquet_options(config))
+
+
+def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, name: str, path: Path,
+                          config: BuildConfig) -> tuple[int, int]:
+    """Write a table that arrives a row group at a time (each batch of
+    ``config.parquet_row_group_size`` rows, the last shorter): the same bytes as
+    ``write_parquet`` of the whole table, without the whole table in memory. Returns (rows,
+    in-memory Arrow size)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = nbytes = 0
+    with pq.ParquetWriter(path, _with_features(schema, name), **_parquet_options(config)) as writer:
+        for batch in batches:
+            writer.write_batch(batch, row_group_size=config.parquet_row_group_size)
+            rows += batch.num_rows
+            nbytes += batch.nbytes
+    return rows, nbytes
 
 
 def dumps_json(data) -> str:
