@@ -362,7 +362,6 @@ def _child(*args) -> dict:
 def size(n: int, repeats: int, datatrove_at: int) -> dict:
     """Everything for one size, each part in a fresh process; our build and the reference
     alternate, the first of them alternating from one repeat to the next."""
-    import statistics
 
     load_at_start = load_average()
     subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)

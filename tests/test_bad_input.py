@@ -29,7 +29,7 @@ CASES = {
     "header_only": (f"{HEADER}\n\n\n".encode(), None),
     "missing_header": (b"An abstract where the header should be.\n\nAnother.", None),
     "nul_byte": (f"{HEADER}\n\nAn abstract\x00 with a NUL.".encode(), None),
-    "control_in_header": (f"NeurIPS\x07 2026 论文列表\n\nText.".encode(), None),
+    "control_in_header": ("NeurIPS\x07 2026 论文列表\n\nText.".encode(), None),
     "controls_only_record": (f"{HEADER}\n\nFine.\n\n\x08\x07\n".encode(), None),
 }
 EXPECT = {

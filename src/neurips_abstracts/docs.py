@@ -171,7 +171,7 @@ def scale_block(result: dict | None) -> str:
         return "No results yet: run `python -m benchmarks.scale`.\n"
     runs = result["results"]
     lines = [
-        f"Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
+        "Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
         "distinct papers, 10% revisions, the rest noisy exact duplicates). The table times our build stage by "
         "stage (parse and normalize run dump by dump, one after the other, and are summed over the dumps); its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
         "near-duplicate clustering, each version's similarity to its paper's canonical text. The reference "

@@ -51,14 +51,15 @@ def no_timer(name: str):
     yield
 
 
-def _check_immutable(dump: Dump, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
-    """The dump's metadata; DumpError if its bytes changed since it was added or published."""
-    if meta is not None and meta.sha256 != dump.sha256:
-        raise changed_since_added(dump.name)
-    published = previous.dump_sha256.get(dump.name) if previous else None
-    if published is not None and published != dump.sha256:
-        raise changed_since_published(dump.name, previous.version, None)
-    return published_meta(dump.name, dump.sha256, meta, previous)
+def _check_immutable(name: str, sha256: str, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
+    """The metadata of dump ``name`` with bytes ``sha256`` (see ``published_meta``); DumpError if
+    its bytes changed since it was added or published."""
+    if meta is not None and meta.sha256 != sha256:
+        raise changed_since_added(name)
+    published = previous.dump_sha256.get(name) if previous else None
+    if published is not None and published != sha256:
+        raise changed_since_published(name, previous.version, None)
+    return published_meta(name, sha256, meta, previous)
 
 
 def normalize_many(texts: Iterable[str]) -> list[str | None]:
@@ -316,7 +317,12 @@ def parse(
 
     meta = meta or {}
     files = list(files)
-    known = {name: meta.get(name) or unknown_meta(name, "") for name, _ in files}  # order needs no sha
+    # The order of dumps comes from their facts, and a published dump's facts from the release,
+    # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
+    # at a time, so that no more than one dump's bytes are held.
+    known = {}
+    for name, data in sorted(files, key=lambda f: f[0]):
+        known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
     order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
     crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
     versions, spool = Versions(), Spool()
@@ -332,7 +338,7 @@ def parse(
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
-                dump_meta[dump.name] = _check_immutable(dump, meta.get(dump.name), previous)
+                dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
                 records = dump.records
                 for column in _POSITIONS:
                     positions[column].extend(np.fromiter((getattr(r, column) for r in records), np.int64, len(records)))

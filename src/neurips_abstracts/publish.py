@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from .release import PROJECT_ROOT, sha256_file
+from .release import sha256_file
 from .write import atomic_dir, data_path
 
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
