@@ -139,6 +139,7 @@ def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     ("latex", "plain"),
     [
         ("achieves ~90x compression", "achieves ~90x compression"),
+        ("~90x compression at the start", "~90x compression at the start"),
         ("scales (~10M examples) and ~15% more", "scales (~10M examples) and ~15% more"),
         ("by 2.8%~4.5% on nuScenes", "by 2.8%~4.5% on nuScenes"),  # a range
         (r"accuracy of ~75\% here", "accuracy of ~75% here"),

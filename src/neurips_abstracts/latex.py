@@ -699,8 +699,8 @@ def _about(nodes: list, k: int) -> bool:
     before = nodes[k - 2] if k >= 2 else ""
     if not isinstance(before, str) or before.startswith(("\\", "\x00")):
         return False
-    last = before[-1:]
-    return not (last.isalnum() or last in ".,;:!?)]}")
+    last = before[-1:]  # "" at the start of the text: nothing to tie to
+    return not last or not (last.isalnum() or last in ".,;:!?)]}")
 
 
 def _space_before(nodes: list, k: int) -> bool:
