@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -59,6 +60,11 @@ def refusal_cases(ws: Path) -> dict[str, tuple[Path, str]]:
     (ws / "link").symlink_to(ws / "dist")
     (ws / "loop").symlink_to(ws / "loop")
     (ws / "a-file").write_text("x")
+    (ws / "posing" / "src").mkdir(parents=True)  # a manifest is not enough to make a folder a release
+    (ws / "posing" / "build_manifest.json").write_text("{}")
+    (ws / "posing" / "src" / "thesis.tex").write_text("mine")
+    shutil.copytree(ws / "dist", ws / "old-release")  # a release with someone's file added to it
+    (ws / "old-release" / "notes.md").write_text("mine")
     return {
         "raw/": (ws / "raw", "raw folder"),
         "inside raw/": (ws / "raw" / "out", "inside the raw folder"),
@@ -72,6 +78,8 @@ def refusal_cases(ws: Path) -> dict[str, tuple[Path, str]]:
         "folder of other files": (ws / "notes", "holds no release"),
         "folder holding a dump": (ws / "dumps", "holds dumps (draft.txt)"),
         "a file": (ws / "a-file", "is a file"),
+        "a manifest beside other files": (ws / "posing", "not a file of the release"),
+        "a release with another file": (ws / "old-release", "holds notes.md, which is not a file of the release"),
         "below a file": (ws / "a-file" / "out", "is a file"),
     }
 

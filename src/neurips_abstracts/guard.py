@@ -12,8 +12,9 @@ line naming the path and the reason:
 * a raw folder, or any folder holding dumps or their metadata files; the release a command
   reads; any folder inside a raw folder or a release, or holding one; the one exception is the
   release a build writes, which it replaces whole;
-* an existing folder that holds anything but a release (``build_manifest.json``): what a
-  command replaces must be new, empty or its own earlier output.
+* an existing folder that holds anything but a release (``build_manifest.json`` and only the
+  files its ``SHA256SUMS`` lists): what a command replaces must be new, empty or its own
+  earlier output.
 
 Temporary folders carry :data:`MARK` and the id of the process that made them in their names
 (``.dist.neurips-abstracts-tmp-<pid>-<random>``), so a later run can tell them from anyone
@@ -38,6 +39,7 @@ from .sidecar import SUFFIX as SIDECAR_SUFFIX
 
 MARK = "neurips-abstracts"
 RELEASE_MARKER = "build_manifest.json"  # a folder holding it is a release: ours to replace
+RELEASE_SUMS = "SHA256SUMS"  # ... if every file in it is one this list names
 REPOSITORY_MARKERS = ("pyproject.toml", ".git")
 STALE_SECONDS = 24 * 3600
 # .<target name>.neurips-abstracts-<tmp|old>-<pid>-<random>, or neurips-abstracts-tmp-<pid>-<random>
@@ -139,7 +141,29 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
         if names and RELEASE_MARKER not in names:
             raise Refused(target, f"it exists and holds no release (no {RELEASE_MARKER}); it would be "
                                   "replaced whole: give a new or empty folder")
+        if names and (other := _not_of_the_release(real)):
+            raise Refused(target, f"it holds {other}, which is not a file of the release it holds (not in "
+                                  f"{RELEASE_SUMS}); it would be replaced whole: move it, or give a new or empty folder")
     return real
+
+
+def _not_of_the_release(folder: Path) -> str | None:
+    """The first file or folder under ``folder`` that its release's checksum list does not name
+    (the list itself and the folders of listed files excepted), or None: a folder holding
+    ``build_manifest.json`` is ours to replace only if nothing else of anyone's is in it."""
+    try:
+        listed = {line.split("  ", 1)[1] for line in (folder / RELEASE_SUMS).read_text(encoding="utf-8").splitlines()
+                  if "  " in line}
+    except (OSError, UnicodeDecodeError):
+        return RELEASE_MARKER + f" without a readable {RELEASE_SUMS}"
+    parents = {str(Path(rel).parent.as_posix()) for rel in listed} | {
+        p.as_posix() for rel in listed for p in Path(rel).parents}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if rel in listed or rel == RELEASE_SUMS or (path.is_dir() and not path.is_symlink() and rel in parents):
+            continue
+        return rel
+    return None
 
 
 def check_raw_target(raw: str | Path) -> Path:
