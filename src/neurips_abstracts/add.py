@@ -18,7 +18,6 @@ import hashlib
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -202,9 +201,11 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     from .load import folder_entries
     from .write import data_path
 
+    from .guard import temporary_folder
+
     previous = _previous(plan.raw)
-    with tempfile.TemporaryDirectory() as tmp:
-        raw = Path(tmp) / "raw"
+    with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run
+        raw = tmp / "raw"
         raw.mkdir()
         for dump in folder_entries(plan.raw, str(plan.raw))[0]:
             shutil.copyfile(dump, raw / dump.name)
@@ -213,7 +214,10 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
         (raw / plan.meta.file).write_bytes(plan.data)
         (raw / sidecar_name(plan.meta.file)).write_text(plan.meta.to_json(), encoding="utf-8")
         result = produce(raw, config, previous=previous)
-    occ = result.occurrences.to_pylist()
+    try:
+        occ = result.occurrences.to_pylist()
+    finally:
+        result.occurrences.spool.close()
     sha = plan.meta.sha256
     published = {r.id for r in previous.ids} if previous else set()
     new_papers = sum(pid not in published for pid in result.papers["paper_id"].to_pylist())

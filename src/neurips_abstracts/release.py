@@ -22,7 +22,6 @@ from .schema import TABLES, hf_features_dict, table_schema
 from .write import data_path
 
 PROJECT_ROOT = CHECKOUT_ROOT
-CHANGELOG = PROJECT_ROOT / "CHANGELOG.md"  # where `diff --write-changelog` adds an entry, in a checkout
 CARD = "README.md"
 DATASHEET = "DATASHEET.md"
 
