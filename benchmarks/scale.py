@@ -52,7 +52,7 @@ WARM_UP = 1_000  # texts each near-dup method runs once before anything is timed
 
 def _rss_tree(pid: int) -> int:
     """Proportional set size (PSS) of ``pid`` and all its descendants: memory shared between a
-    parent and its forked workers is counted once, not once per process as RSS would."""
+    parent and any child processes is counted once, not once per process as RSS would."""
     total = 0
     stack = [pid]
     while stack:
@@ -204,7 +204,7 @@ def records_of(folder: Path) -> list[str]:
     return [r.text_raw for p in sorted(folder.glob("*.txt")) for r in parse_dump(p.name, p.read_bytes()).records]
 
 
-def ours_whole(n: int | str, workers: int | None = None) -> dict:
+def ours_whole(n: int | str) -> dict:
     """The real build (``neurips_abstracts.build.build``), imports done beforehand as for the reference."""
     import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
     import pyarrow.parquet as pq
@@ -220,7 +220,7 @@ def ours_whole(n: int | str, workers: int | None = None) -> dict:
         occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["paper_id"])
         return occ["paper_id"].to_pylist()  # in dump order, as the labels
 
-    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None, workers=workers),
+    return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None),
                   papers_of_records)
 
 
@@ -371,7 +371,6 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         for name in list(runs)[:: 1 if r % 2 == 0 else -1]:
             runs[name].append(_child(f"--{name}", n))
     ours, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # the median run
-    one_worker = _child("--ours", n, "--workers", 1)
     texts_file = _child("--prepare", n)["path"]
     comparison = _child("--near-dup", texts_file, *(["--datatrove"] if n == datatrove_at else []))
     Path(texts_file).unlink()
@@ -391,8 +390,6 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         "records": ours["records"],
         "reference": {**reference, "all_seconds": [x["seconds"] for x in runs["reference"]]},
         "whole_pipeline_ratio": reference["seconds"] / ours["seconds"],
-        "workers": usable_cores(),
-        "one_worker": {k: one_worker[k] for k in ("seconds", "cpu_seconds", "peak_bytes", "stages")},
         "distinct_texts": comparison["near_dup"]["texts"],
         "near_dup": comparison["near_dup"],
         "datatrove": comparison["datatrove"],
@@ -412,14 +409,13 @@ def main() -> None:
     parser.add_argument("--duplicates", type=int, default=1_000_000,
                         help="N of the duplicates row: N records, then N more exact copies of them (0: none)")
     parser.add_argument("--no-write", action="store_true", help="print only; do not update results/ or README")
-    parser.add_argument("--workers", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--ours-dup", type=int, help=argparse.SUPPRESS)
     for hidden in ("--ours", "--reference", "--floor", "--prepare"):
         parser.add_argument(hidden, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--near-dup", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--datatrove", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    for flag, fn in ((args.ours, lambda n: ours_whole(n, args.workers)), (args.ours_dup, lambda n: ours_whole(f"dup-{n}")),
+    for flag, fn in ((args.ours, ours_whole), (args.ours_dup, lambda n: ours_whole(f"dup-{n}")),
                      (args.reference, reference_whole),
                      (args.floor, lambda n: {"seconds": floor(n)}), (args.prepare, lambda n: {"path": str(prepare_distinct(n))}),
                      (args.near_dup, lambda path: near_dup_comparison(path, args.datatrove))):

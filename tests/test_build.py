@@ -151,23 +151,20 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     assert "stage" in text and "/8" in text  # the bar: "<stage name>: n/8 stage"
 
 
-def test_same_bytes_for_any_worker_count_listing_order_and_spool_chunking(tmp_path, monkeypatch):
-    """Plain text rendered in one process or two spawned workers, dumps listed in reverse, raw
-    texts spooled in pieces of every size: the same release."""
+def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypatch):
+    """Dumps listed in reverse, raw texts spooled in pieces of every size: the same release."""
     from neurips_abstracts import build as build_module
-    from neurips_abstracts import pipeline, render
+    from neurips_abstracts import pipeline
     from neurips_abstracts.build import build
 
     from .conftest import snapshot, synthetic_dumps
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
-    build(raw, tmp_path / "one", previous=None, workers=1)
+    build(raw, tmp_path / "one", previous=None)
     alone = snapshot(tmp_path / "one")
     assert alone["build_manifest.json"]
 
-    monkeypatch.setattr(render, "MIN_PER_WORKER", 10)
-    monkeypatch.setattr(render, "CHUNK", 7)
     real_paths, real_append = build_module.dump_paths, pipeline.Spool.append
     monkeypatch.setattr(build_module, "dump_paths", lambda folder: real_paths(folder)[::-1])
 
@@ -179,11 +176,7 @@ def test_same_bytes_for_any_worker_count_listing_order_and_spool_chunking(tmp_pa
             k += step
 
     monkeypatch.setattr(pipeline.Spool, "append", in_pieces)
-    spawned = []
-    real_all = render.render_all
-    monkeypatch.setattr(pipeline, "render_all", lambda texts, workers: spawned.append(workers) or real_all(texts, workers))
-    build(raw, tmp_path / "two", previous=None, workers=2)
-    assert spawned == [2]
+    build(raw, tmp_path / "two", previous=None)
     assert snapshot(tmp_path / "two") == alone
 
 

@@ -70,7 +70,6 @@ def produce(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
-    workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
     of raw texts (an unnamed temporary file).
@@ -84,7 +83,7 @@ def produce(
     with stage("read"):
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
-    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version, workers)
+    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version)
     with stage("contracts"):
         try:
             check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
@@ -136,15 +135,13 @@ def build(
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
-    workers: int | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
     ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
-    Hub repository than the project's hub-repo. ``workers`` bounds the processes of the
-    stages that use several (None: every usable core); the bytes written do not depend on it.
+    Hub repository than the project's hub-repo.
     """
     started = time.perf_counter()
     # refused before any work; a release read but not written (publish's dist/) must survive
@@ -154,7 +151,7 @@ def build(
     for folder in {Path(out), Path(raw_dir).parent / "dist"}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     with gc_paused():
-        result = produce(raw_dir, config, stage, previous, workers)
+        result = produce(raw_dir, config, stage, previous)
         try:
             with stage("write"):
                 atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)

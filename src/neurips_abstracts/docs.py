@@ -21,7 +21,7 @@ def stats_block(manifest: dict) -> str:
     s = manifest["statistics"]
     rel = s["relations"]
     return (
-        f"The committed build (version {manifest['dataset_version']}) holds **{s['papers']} papers** "
+        f"The build of `raw/` (version {manifest['dataset_version']}) holds **{s['papers']} papers** "
         f"from {s['records']} raw records in {s['dumps']} dumps: {rel['exact_duplicate']} exact and "
         f"{rel['near_duplicate']} near duplicates. Median abstract length: {s['word_count']['median']} "
         f"words. Build fingerprint `{manifest['fingerprint'][:16]}`.\n"
@@ -136,7 +136,7 @@ def _whole_pipeline(r: dict) -> str:
         f"Whole pipeline: the reference pipeline took **{r['whole_pipeline_ratio']:.1f}x** our build's wall time, "
         f"{ref['seconds']:.1f} s against {r['total_seconds']:.1f} s (CPU time {ref['cpu_seconds']:.1f} s against "
         f"{r['cpu_seconds']:.1f} s; {runs}, each in a fresh process with its imports done and the cyclic garbage "
-        f"collector off, ours rendering plain text on up to {r['workers']} processes, the reference running in one); peak memory "
+        f"collector off, both running in one process); peak memory "
         f"{_gib(ref['peak_bytes'])} against {_gib(r['peak_bytes'])}; papers found: reference {ref['papers']:,}, ours "
         f"{r['papers']:,}, made by the generator {r['papers_truth']:,}; precision/recall of the records put "
         f"together, against the generator's labels: reference {_pr(ref['records'])}, ours {_pr(r['records'])}."
@@ -199,13 +199,6 @@ def scale_block(result: dict | None) -> str:
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )
         lines += ["", _whole_pipeline(r), ""]
-        if "one_worker" in r:
-            one = r["one_worker"]
-            lines += [
-                f"With one process instead of {r['workers']}: {one['seconds']:.1f} s against {r['total_seconds']:.1f} s "
-                f"(reference/ours {r['reference']['seconds'] / one['seconds']:.2f}x), peak memory {_gib(one['peak_bytes'])}.",
-                "",
-            ]
         lines += [_near_dup_alone(r), ""]
     by_n = {r["n"]: r for r in runs}
     if 100_000 in by_n and 1_000_000 in by_n:

@@ -29,7 +29,7 @@ from .identity import Founding, Identity, assign_ids, record_key
 from .load import copy_error
 from .normalize import normalize
 from .parse import Dump, no_visible_text, parse_dump
-from .render import render_all, render_many  # noqa: F401  (render_many: the stage's pure function)
+from .render import render_many
 from .previous import PreviousRelease
 from .schema import arrow_schema
 from .sidecar import (
@@ -443,11 +443,11 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     }
 
 
-def render_papers(parsed: Parsed, dedup: dict, workers: int | None = None) -> list[tuple[str, str | None, int]]:
+def render_papers(parsed: Parsed, dedup: dict) -> list[tuple[str, str | None, int]]:
     """Plain text, URLs and word count of every paper's canonical abstract, in the order of
     dedup["papers"]."""
     text = parsed.versions.text
-    return render_all([text[p["canonical_version"]] for p in dedup["papers"]], workers)
+    return render_many(text[p["canonical_version"]] for p in dedup["papers"])
 
 
 def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
@@ -506,22 +506,20 @@ def run(
     meta: dict[str, DumpMeta | None] | None = None,
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
-    workers: int | None = None,
 ) -> BuildResult:
     """raw files (name, bytes or a function returning them) and their metadata in,
     validated-ready tables out; paper ids are anchored to ``previous`` (None: this is the first
     release), and ids first published or retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered once per dump. ``workers`` bounds the processes that render plain
-    text (None: every usable core; the output is the same for any number).
+    "normalize" are entered once per dump.
     """
     parsed = parse(files, config, meta, previous, stage)
     try:
         with stage("near-dup"):
             dedup = deduplicate(parsed, config, previous, version)
         with stage("plain text"):
-            rendered = render_papers(parsed, dedup, workers)
+            rendered = render_papers(parsed, dedup)
         with stage("assemble"):
             papers, occurrences, ids = assemble(parsed, dedup, rendered)
     except BaseException:
