@@ -57,3 +57,23 @@ def test_counts_agree_in_number(tmp_path):
     one.write_bytes(HEADER.encode() + b"\n\nWe study things.\n\n\x07")
     proc = run_cli("validate", str(one), "--raw", str(tmp_path / "none"), cwd=tmp_path)
     assert proc.returncode == 1 and proc.stderr.strip() == "1 error, 1 warning", proc.stdout + proc.stderr
+
+
+def test_messages_name_the_command_as_invoked(tmp_path):
+    """A message that tells the user what to run (here validate's warning for a dump without a
+    metadata file) writes the command the way the user typed it."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT, make_dump
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "000_0123456789abcdef.txt").write_bytes(make_dump(["An abstract about sparse attention for long genomes."]))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    module = subprocess.run([sys.executable, "-m", "neurips_abstracts", "validate", "--raw", str(raw)],
+                            capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert "`python -m neurips_abstracts add`" in module.stdout and "build_dataset.py" not in module.stdout, module.stdout
+    script = run_cli("validate", "--raw", str(raw), cwd=tmp_path)
+    assert "`python build_dataset.py add`" in script.stdout, script.stdout

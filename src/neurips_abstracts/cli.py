@@ -10,12 +10,11 @@ from pathlib import Path
 
 import click
 
-from .cli_errors import DEBUG_HELP, ReportsErrors
+from .cli_errors import DEBUG_HELP, DOC_PROG, ReportsErrors, as_invoked, one_line
 from .contracts import ContractError
 from .errors import DumpError
 
 
-DOC_PROG = "python build_dataset.py"  # how the help texts write the command; shown as the user invoked it
 
 
 def invoked(ctx: click.Context | None = None) -> str:
@@ -126,7 +125,7 @@ def stage_progress():
 
 
 def _fail(exc: Exception) -> None:
-    click.echo(str(exc), err=True)
+    click.echo(as_invoked(one_line(exc)), err=True)
     sys.exit(1)
 
 
@@ -203,12 +202,12 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
         effect = impact(plan)
     except AddError as exc:
         for f in exc.findings:
-            click.echo(f.text(), err=True)
+            click.echo(as_invoked(f.text()), err=True)
         _fail(exc)
     except (DumpError, ContractError) as exc:  # raw/ as it stands does not build
         _fail(exc)
     for f in plan.findings:
-        click.echo(f.text(), err=True)
+        click.echo(as_invoked(f.text()), err=True)
     click.echo(effect.text())
     if dry_run:
         click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
@@ -359,11 +358,11 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
             if stage_dir:
                 click.echo(f"staged in {stage_dir}/: exactly the files listed above")
             for failure in failures:
-                click.echo(f"would refuse: {failure}", err=True)
+                click.echo(as_invoked(f"would refuse: {failure}"), err=True)
             sys.exit(1 if failures else 0)
         if failures:
             for failure in failures:
-                click.echo(f"refused: {failure}", err=True)
+                click.echo(as_invoked(f"refused: {failure}"), err=True)
             sys.exit(1)
         try:
             result = run_publish(
@@ -421,7 +420,7 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
         click.echo(as_json(findings))
     else:
         for f in findings:
-            click.echo(f.github() if fmt == "github" else f.text())
+            click.echo(as_invoked(f.github() if fmt == "github" else f.text()))
         errors = sum(f.severity == "error" for f in findings)
         click.echo(f"{plural(errors, 'error')}, {plural(len(findings) - errors, 'warning')}", err=True)
     if any(f.severity == "error" for f in findings):

@@ -14,6 +14,15 @@ import click
 DEBUG_FLAG = "--debug"
 DEBUG_ENV = "NEURIPS_ABSTRACTS_DEBUG"
 DEBUG_HELP = f"Show the traceback of an internal error (or set {DEBUG_ENV}=1)."
+# How help texts and messages write the command; shown to the user as they invoked it (see
+# ``as_invoked``): `python build_dataset.py`, `neurips-abstracts` or `python -m neurips_abstracts`.
+DOC_PROG = "python build_dataset.py"
+_invoked = [DOC_PROG]  # set once per process by ReportsErrors.main, from the entry point used
+
+
+def as_invoked(text: str) -> str:
+    """``text`` with the command written the way the user invoked it."""
+    return text.replace(DOC_PROG, _invoked[0])
 
 
 _EXPECTED = {"errors": "DumpError", "add": "AddError", "contracts": "ContractError", "publish": "PublishError"}
@@ -49,10 +58,11 @@ class ReportsErrors(click.Group):
         end = args.index("--") if "--" in args else len(args)
         debug = DEBUG_FLAG in args[:end] or os.environ.get(DEBUG_ENV, "") not in ("", "0")
         args = [a for i, a in enumerate(args) if not (i < end and a == DEBUG_FLAG)]
+        _invoked[0] = kwargs.get("prog_name") or os.path.basename(sys.argv[0]) or DOC_PROG
         try:
             return super().main(args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
             if debug:
                 raise
-            click.echo(one_line(exc), err=True)
+            click.echo(as_invoked(one_line(exc)), err=True)
             sys.exit(1)
