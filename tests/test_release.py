@@ -148,6 +148,9 @@ def test_verify_passes_and_catches_tampering(seeds_dist, dist_copy):
     assert "stray.txt: present but not listed" in joined and data_path("occurrences") in joined
     proc = run_cli("verify", str(dist_copy))
     assert proc.returncode == 1 and "does not verify" in proc.stderr
+    papers = dist_copy / data_path("papers")
+    papers.write_bytes(papers.read_bytes()[:100])  # truncated: no Parquet footer
+    assert f"{data_path('papers')}: unreadable Parquet" in "\n".join(verify(dist_copy))
 
 
 def test_verify_runs_the_standards_validators(seeds_dist, dist_copy):

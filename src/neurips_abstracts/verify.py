@@ -104,7 +104,11 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
         card = DatasetCard.load(dist / CARD).data.to_dict()
         for info in card["dataset_info"]:
             path = dist / data_path(info["config_name"])
-            rows = pq.ParquetFile(path).metadata.num_rows if path.is_file() else None
+            try:
+                rows = pq.ParquetFile(path).metadata.num_rows if path.is_file() else None
+            except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
+                problems.append(f"{data_path(info['config_name'])}: unreadable Parquet ({' '.join(str(exc).split())})")
+                continue
             if info["splits"][0]["num_examples"] != rows:
                 problems.append(f"{CARD}: {info['config_name']} declares {info['splits'][0]['num_examples']} rows, file has {rows}")
     except (OSError, KeyError, ValueError) as exc:
