@@ -16,7 +16,7 @@ from neurips_abstracts.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.verify import verify
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, run_cli, seed_counts, seed_files
 
 
 @pytest.fixture
@@ -425,3 +425,27 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     assert f"staged in {staged}/" in proc.stdout and diff_dirs(elsewhere / "dist", staged) == []
     proc = run("publish", "--dry-run", "--stage", str(staged), module=True)
     assert proc.returncode == 1 and "would refuse: no token" in proc.stderr
+
+
+def test_release_prose_comes_from_the_prose_file_and_all_of_it_is_used(seeds_dist, tmp_path, monkeypatch):
+    """Maintainers edit the documents' prose in templates/prose.yaml: each paragraph of it reaches
+    a release document, and an edit to the file (no Python touched) reaches the card."""
+    from neurips_abstracts import release, resources, texts
+    from neurips_abstracts.build import build
+
+    prose = yaml.safe_load((ROOT / texts.PROSE_FILE).read_text(encoding="utf-8"))
+    documents = "".join((seeds_dist / name).read_text(encoding="utf-8")
+                        for name in (release.CARD, release.DATASHEET, "croissant.json", "datapackage.json"))
+    documents = documents.replace("\\n", " ").replace('\\"', '"')
+    unused = [key for key, text in prose.items() if text not in documents and json.dumps(text)[1:-1] not in documents]
+    assert not unused, unused
+
+    edited = {**prose, "summary": "An edited summary of the release."}
+    (tmp_path / "templates").mkdir()
+    (tmp_path / texts.PROSE_FILE).write_text(yaml.safe_dump(edited, allow_unicode=True), encoding="utf-8")
+    real = resources.read_text
+    monkeypatch.setattr(texts, "read_text", lambda rel: (tmp_path / rel).read_text(encoding="utf-8")
+                        if rel == texts.PROSE_FILE else real(rel))
+    monkeypatch.setattr(texts, "SUMMARY", texts._prose()["summary"])
+    build(SEED_DIR, tmp_path / "dist", previous=None)
+    assert "An edited summary of the release." in (tmp_path / "dist" / release.CARD).read_text(encoding="utf-8")

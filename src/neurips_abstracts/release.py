@@ -169,7 +169,7 @@ def _references(table: str) -> list[str]:
     ]
 
 
-CARD_TEMPLATE = "templates/dataset_card.md"  # the card's prose, a Jinja template maintainers edit
+CARD_TEMPLATE = "templates/dataset_card.md"  # the card's layout, a Jinja template; its paragraphs: texts.PROSE_FILE
 
 
 def card_data(r: Release):

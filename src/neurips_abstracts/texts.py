@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 from .config import BuildConfig
+from .resources import read_text
+
+PROSE_FILE = "templates/prose.yaml"  # the paragraphs maintainers edit, without touching Python
+
+
+def _prose() -> dict[str, str]:
+    import yaml
+
+    return yaml.safe_load(read_text(PROSE_FILE))
+
+
+_PROSE = _prose()
+SUMMARY = _PROSE["summary"]
+NOT_INCLUDED = _PROSE["not_included"]
+STABLE_IDS = _PROSE["stable_ids"]
+INTENDED_USES = _PROSE["intended_uses"]
+OUT_OF_SCOPE = _PROSE["out_of_scope"]
+LIMITATIONS = _PROSE["limitations"]
+BIASES = _PROSE["biases"]
+PERSONAL_INFO = _PROSE["personal_info"]
+SOCIAL_IMPACT = _PROSE["social_impact"]
+COLLECTION = _PROSE["collection"]
+MAINTENANCE = _PROSE["maintenance"]
 
 TITLE = "NeurIPS 2026 paper abstracts"
-SUMMARY = (
-    "Abstracts of the papers of NeurIPS 2026, parsed from dumps of a public paper-list site, "
-    "normalized, deduplicated (exact and near duplicates) and released with full provenance: every "
-    "raw record in the dumps is a row of the occurrences table pointing at its paper."
-)
 
 # --- Terms of use: the one source of every licence statement of a release ---------------------
 # Columns holding the authors' text or a rendering of it. Every other column, and every file
@@ -49,96 +67,8 @@ def license_md() -> str:
     )
 
 
-NOT_INCLUDED = (
-    "The release holds abstracts and nothing else about a paper: no titles, no author names or "
-    "affiliations, no links to paper pages, PDFs or code, no accept/reject decisions, tracks or "
-    "awards, and no external ids (the paper-list dumps carry only abstracts). To join such "
-    "metadata from elsewhere (the conference's site, OpenReview, the proceedings), normalize the "
-    "abstract of each of their records with `neurips_abstracts.normalize.normalize` and match its "
-    "SHA-256 against `occurrences.text_sha256` (every version ever seen, not only the canonical "
-    "one); records whose abstract was revised since can be matched with the near-duplicate "
-    "settings of the Deduplication section. `paper_id` is this dataset's own id (see Stable ids), "
-    "not an external one."
-)
 
-STABLE_IDS = (
-    "A published `paper_id` never changes and never disappears. Each release keeps a registry in "
-    "`build_manifest.json`: every raw record it ever published (dump SHA-256 and the byte offset "
-    "where the record starts) with the id it was first published under, and every dump's facts "
-    "(crawl date, date added, source) by SHA-256. A build decides ids from the records in `raw/` "
-    "and that registry alone, never from text and never from the order in which dumps came and "
-    "went: revisions, new dumps under any file name, old crawls contributed late and changes of "
-    "normalization or of how dumps are split into records move no id. A "
-    "paper new in a release gets the first 16 hex digits of the SHA-256 of "
-    "`<dump sha256>:<byte_start>` of its founding record (its earliest record, in the order dumps "
-    "were added, when it first appeared). When two published papers turn out to be one, the older "
-    "id (first published earlier; then the one whose records were added first) stays and the "
-    "other becomes `merged` into it; if they part again, the merged id comes back. A paper whose "
-    "every record is gone becomes `removed`, and comes back when one of its records does. The "
-    "promises, all tested by a stateful test over random histories of adds, removals, "
-    "byte-for-byte restores, renames and metadata edits (the contracts of every build check, "
-    "against the previous release, that every published id is listed and resolves, that no paper "
-    "holds two current ids and that no `first_release` changed): every id "
-    "ever published is in `ids` and resolves (`current`: a paper; `merged`: a current paper "
-    "holding records first published under it; `removed`: only while `raw/` holds no record first "
-    "published under it); no id is given to a second founding record and no paper holds two "
-    "current ids; an id's `first_release` never changes; a `raw/` holding the same dumps as an "
-    "earlier release gives that release's papers, ids and statuses again; a rebuild of a release "
-    "on itself changes nothing. The `ids` table lists every id that a build of `dist/` ever "
-    "held, with its `status`, the paper holding it now (`paper_id`), "
-    "`first_release` and `retired_release`: join stored ids with it once, on `ids.id`, and use "
-    "its `paper_id`. Published dumps are immutable: a build refuses a dump whose bytes changed, "
-    "and a dump's facts are those the release that first held its bytes recorded, whatever its "
-    "file name or metadata file says now (a metadata file that contradicts them is refused). "
-    "What is not stable: the canonical text of a paper (a newer crawl's revision replaces it), "
-    "`abstract_plain` and the counts, which follow the dumps and the normalization of each release."
-)
 
-INTENDED_USES = (
-    "Bibliometrics and meta-research on NeurIPS 2026; search and retrieval over abstracts; topic "
-    "modelling and trend analysis; unsupervised or self-supervised work on scientific text (there "
-    "are no labels, summaries or relevance judgements); teaching data engineering of deduplicated, provenance-tracked releases."
-)
-OUT_OF_SCOPE = (
-    "Judging the quality of individual papers or authors; attributing texts to people (the dataset "
-    "holds no author names); treating the abstracts as the final published versions (they are as "
-    "crawled, and revisions may still arrive)."
-)
-LIMITATIONS = (
-    "Coverage is what the dumps hold: papers missing from every dump are missing here, and "
-    "truncated or partial abstracts in a dump stay as they are. Near-duplicate merging can, in "
-    "principle, join two distinct papers whose abstracts share most of their word 3-grams, or keep "
-    "apart two versions of one paper that were rewritten beyond the threshold; the benchmark in the "
-    "repository measures both on real abstracts. abstract_plain is a best-effort rendering of "
-    "LaTeX and markdown and may differ from how a PDF typesets the text."
-)
-BIASES = (
-    "The abstracts reflect what NeurIPS accepted in 2026: English only, dominated by a few "
-    "subfields and by institutions able to publish there. Which papers appear in the dumps depends "
-    "on when and how the paper-list site was crawled."
-)
-PERSONAL_INFO = (
-    "No author names, e-mail addresses or affiliations are collected. Abstracts may still name "
-    "people, institutions or link to repositories that identify their authors; they are public "
-    "scientific texts and are kept as published."
-)
-SOCIAL_IMPACT = (
-    "Makes the scientific record of one conference easier to study and search. Bulk access to "
-    "abstracts also makes it easier to train text generators on them; the terms of use (LICENSE.md) "
-    "ask users to respect the authors' rights."
-)
-COLLECTION = (
-    "Dumps are UTF-8 text files saved from a public paper-list site, one abstract per paragraph "
-    "after a header line naming the venue and year. They arrive in raw/ by pull request; CI "
-    "validates each one, and the build records the SHA-256 of every dump it read."
-)
-MAINTENANCE = (
-    "New dumps arrive by pull request, each with its own metadata file: CI validates them, builds "
-    "the dataset in a temporary folder and shows what changed; a maintainer then rebuilds dist/. "
-    "Every release is a tagged commit on the Hugging Face Hub (v<version>), so a version once "
-    "published never changes, and paper ids carry over from release to release (Stable ids). "
-    "Errors are reported as issues on the project's repository."
-)
 
 
 def preprocessing(config: BuildConfig) -> str:
