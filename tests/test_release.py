@@ -289,12 +289,27 @@ def test_card_and_datasheet_say_what_they_hold(releases):
     assert "median" in card and "nearest-rank" in card and "Words per paper" in card
 
 
-def test_date_published_comes_from_the_changelog(releases):
-    folder = releases["dist"]
-    croissant = json.loads((folder / "croissant.json").read_text())
-    version = croissant["version"]
-    m = re.search(rf"^## {re.escape(version)} \((\d{{4}}-\d{{2}}-\d{{2}})\)$", (folder / "CHANGELOG.md").read_text(), re.M)
-    assert m and croissant["datePublished"] == m[1]
+@pytest.mark.parametrize("dated", [True, False])
+def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypatch, dated):
+    """A version whose CHANGELOG entry is dated (released) carries that date as Croissant's
+    datePublished; a build between releases (no dated entry yet) carries none, and verify
+    accepts it."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts import resources
+    from neurips_abstracts.build import build
+
+    changelog = "# Changelog\n\n## 9.9.0" + (" (2027-01-31)" if dated else "") + "\n\n- Something.\n"
+    real = resources.read_text
+    monkeypatch.setattr(build_module, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
+    from neurips_abstracts import manifest as manifest_module
+
+    monkeypatch.setattr(build_module, "dataset_version", lambda: "9.9.0")
+    monkeypatch.setattr(manifest_module, "dataset_version", lambda: "9.9.0")
+    build(SEED_DIR, tmp_path / "dist", previous=None)
+    croissant = json.loads((tmp_path / "dist" / "croissant.json").read_text())
+    assert croissant["version"] == "9.9.0"
+    assert croissant.get("datePublished") == ("2027-01-31" if dated else None)
+    assert verify(tmp_path / "dist") == []
 
 
 def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp_path):
