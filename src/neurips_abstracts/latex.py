@@ -151,7 +151,9 @@ def _tokens(text: str) -> list[str]:
     out: list[str] = []
     if "\\\\" in text:
         text = _DOUBLED_RE.sub(_undouble, text)
-    for i, part in enumerate(URL_RE.split(text)):
+    # URL_RE can only match where one of these stands: the split is skipped when none does
+    could_link = "http" in text or "\\url{" in text or "\\href{" in text
+    for i, part in enumerate(URL_RE.split(text) if could_link else [text]):
         if i % 2:
             out.append("\x00" + part)  # verbatim: a URL, or \url{..}/\href{..} holding one
         elif part:
