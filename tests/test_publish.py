@@ -403,7 +403,10 @@ def publish_in_process(project, hub, force_tag=False, **config):
     return result, lines
 
 
-@pytest.mark.parametrize("step, kind", FAULT_TABLE, ids=[f"{s}-{k}" for s, k in FAULT_TABLE])
+# A timeout costs the run its whole --timeout wait: those rows run in the slow suite (CI runs it),
+# the 503 and reset rows of every step in the default one.
+@pytest.mark.parametrize("step, kind", [
+    pytest.param(s, k, id=f"{s}-{k}", marks=[pytest.mark.slow] if k == "timeout" else []) for s, k in FAULT_TABLE])
 def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, no_xet, step, kind):
     after = step in WRITES
     attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
@@ -438,6 +441,7 @@ def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(r
         assert "no new commit" in "\n".join(lines)
 
 
+@pytest.mark.slow  # every request in turn: a publish per request
 @pytest.mark.parametrize("kind, attempts", [("reset", 1), ("503", 2)])
 def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, no_xet, kind, attempts):
     """Every request of a publish in turn is applied and its answer lost. With one attempt the run
