@@ -48,6 +48,9 @@ def test_check_says_only_what_it_checked(tmp_path):
     shutil.rmtree(tmp_path / "dist" / "data")
     stale = run_cli(*args, cwd=tmp_path)
     assert stale.returncode == 1 and f"run: python build_dataset.py build --raw {raw} --out {tmp_path / 'dist'}" in stale.stderr
+    (tmp_path / "afile").write_text("x")
+    afile = run_cli("check", "--raw", str(raw), "--dist", str(tmp_path / "afile"), cwd=tmp_path)
+    assert afile.returncode == 1 and afile.stderr == f"{tmp_path / 'afile'}: error: not a folder: give the dist/ folder to compare\n"
 
 
 def test_counts_agree_in_number(tmp_path):

@@ -180,6 +180,8 @@ def check(
     DATASHEET.md and README.md."""
     from .docs import stale
 
+    if Path(dist).exists() and not Path(dist).is_dir():
+        raise DumpError(str(dist), "not a folder: give the dist/ folder to compare")
     # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it
     previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
