@@ -171,7 +171,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
     )
     ids = s["id_changes"]
-    click.echo(f"ids since the previous release: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
+    click.echo(f"ids since the previous release: {ids['added']} current that were not (new, or back with their records), "
+               f"{ids['merged']} merged into older papers, {ids['removed']} removed")
 
 
 @main.command()
