@@ -156,8 +156,7 @@ def _not_of_the_release(folder: Path) -> str | None:
                   if "  " in line}
     except (OSError, UnicodeDecodeError):
         return RELEASE_MARKER + f" without a readable {RELEASE_SUMS}"
-    parents = {str(Path(rel).parent.as_posix()) for rel in listed} | {
-        p.as_posix() for rel in listed for p in Path(rel).parents}
+    parents = {p.as_posix() for rel in listed for p in Path(rel).parents}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
         if rel in listed or rel == RELEASE_SUMS or (path.is_dir() and not path.is_symlink() and rel in parents):
