@@ -236,7 +236,14 @@ def test_release_validates_with_the_real_tools(releases, which, tmp_path, monkey
     cli = str(Path(sys.executable).with_name("mlcroissant"))
     proc = subprocess.run([cli, "validate", "--jsonld", str(folder / "croissant.json")], capture_output=True, text=True)
     assert proc.returncode == 0 and "Done" in proc.stderr, proc.stderr[-2000:]
-    assert "warning" not in proc.stderr.lower(), proc.stderr[-2000:]
+    # The only warning allowed is for a build between releases: no CHANGELOG date yet, so no
+    # datePublished (the release step dates the entry; test_date_published_comes_from_the_changelog)
+    from neurips_abstracts.verify import _unreleased
+
+    lines = proc.stderr.splitlines()
+    warned = [line for line in lines if line.lstrip().startswith("-  [")]
+    allowed = [w for w in warned if _unreleased(folder) and "datePublished" in w]
+    assert warned == allowed and sum("warning" in line.lower() for line in lines) == (1 if allowed else 0), proc.stderr[-2000:]
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     for config in TABLES:
