@@ -23,7 +23,6 @@ from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
 
 MANIFEST = "build_manifest.json"
-STAGES = ("read", "parse", "normalize", "near-dup", "plain text", "assemble", "contracts", "write")
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
 

@@ -107,7 +107,7 @@ def stage_progress():
     """A progress bar over the build's stages on a terminal; nothing when output is redirected."""
     from tqdm import tqdm
 
-    from .build import STAGES
+    from .stages import STAGES
 
     with tqdm(total=len(STAGES), unit="stage", disable=None, file=sys.stderr, leave=False) as bar:
         done: set[str] = set()
@@ -149,7 +149,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from .build import build as run_build
 
     from .docs import docs_skipped, refresh
-    from .release import PROJECT_ROOT
+    from .resources import CHECKOUT_ROOT
 
     from .schema import hidden
 
@@ -163,8 +163,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     except (DumpError, ContractError) as exc:
         _fail(exc)
     if docs_skipped(out_dir) is None:
-        for path in refresh(PROJECT_ROOT / "dist"):
-            click.echo(f"refreshed {path.relative_to(PROJECT_ROOT)}")
+        for path in refresh(CHECKOUT_ROOT / "dist"):
+            click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT)}")
     rel = s["relations"]
     click.echo(
         f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "

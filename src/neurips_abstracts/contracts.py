@@ -155,8 +155,8 @@ def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:
     bad = i.filter((pl.col("status") == "current") != pl.col("retired_release").is_null())
     if bad.height:
         _fail("retired_release must be set exactly for merged and removed ids", bad["id"])
-    from .identity import broken_promises, record_key
-    from .previous import IdRow
+    from .identity import broken_promises
+    from .previous import IdRow, record_key
 
     rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()]
     keys = [record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"])]

@@ -10,9 +10,9 @@ import json
 import re
 from pathlib import Path
 
-from .build import STAGES
-from .release import DATASHEET, PROJECT_ROOT
-from .resources import checkout, hub_repo
+from .release import DATASHEET
+from .resources import CHECKOUT_ROOT, checkout, hub_repo
+from .stages import STAGES
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -304,7 +304,7 @@ def _result(root: Path, name: str) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def benchmark_blocks(root: Path = PROJECT_ROOT) -> dict[str, str]:
+def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
     """README's blocks made from benchmarks/results/ alone."""
     return {
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
@@ -323,11 +323,11 @@ def _fill(text: str, blocks: dict[str, str]) -> str:
     return _BLOCK_RE.sub(fill, text)
 
 
-def render_readme(text: str, manifest: dict, root: Path = PROJECT_ROOT) -> str:
+def render_readme(text: str, manifest: dict, root: Path = CHECKOUT_ROOT) -> str:
     return _fill(text, {"stats": stats_block(manifest), "pinned-load": pinned_load_block(manifest), **benchmark_blocks(root)})
 
 
-def refresh_benchmark_blocks(root: Path = PROJECT_ROOT) -> list[Path]:
+def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite README's benchmark blocks from the results files (what a benchmark run does at
     its end, without a build); return README if it changed."""
     readme = root / "README.md"
@@ -339,7 +339,7 @@ def refresh_benchmark_blocks(root: Path = PROJECT_ROOT) -> list[Path]:
     return [readme]
 
 
-def expected_docs(dist: Path, root: Path = PROJECT_ROOT) -> dict[Path, str]:
+def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str]:
     """What ``root``'s DATASHEET.md and README.md should say for the build in ``dist``."""
     manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
     readme = root / "README.md"
@@ -349,7 +349,7 @@ def expected_docs(dist: Path, root: Path = PROJECT_ROOT) -> dict[Path, str]:
     }
 
 
-def refresh(dist: Path, root: Path = PROJECT_ROOT) -> list[Path]:
+def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the generated docs from ``dist``; return the files that changed."""
     changed = []
     for path, text in expected_docs(dist, root).items():
@@ -371,7 +371,7 @@ def docs_skipped(dist: str | Path) -> str | None:
     return None
 
 
-def stale(dist: Path, root: Path = PROJECT_ROOT) -> list[str]:
+def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
     return [
         path.relative_to(root).as_posix()
         for path, text in expected_docs(dist, root).items()

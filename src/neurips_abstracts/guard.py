@@ -83,9 +83,9 @@ def _holds_dumps(folder: Path, any_txt: bool = True) -> str | None:
 
 def project_folders() -> tuple[Path, Path, Path]:
     """The checkout's root, raw/ and dist/: never replaced by anything but a build of dist/."""
-    from .release import PROJECT_ROOT
+    from .resources import CHECKOUT_ROOT
 
-    return PROJECT_ROOT, PROJECT_ROOT / "raw", PROJECT_ROOT / "dist"
+    return CHECKOUT_ROOT, CHECKOUT_ROOT / "raw", CHECKOUT_ROOT / "dist"
 
 
 def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: Iterable[str | Path] = (),

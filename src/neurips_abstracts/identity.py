@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .previous import FIRST_IDS, FOUNDED, IdRow, PreviousRelease
+from .previous import FIRST_IDS, FOUNDED, IdRow, PreviousRelease, record_key
 
 CURRENT, MERGED, REMOVED = "current", "merged", "removed"
 
@@ -39,11 +39,6 @@ CURRENT, MERGED, REMOVED = "current", "merged", "removed"
 def new_paper_id(source_sha256: str, byte_start: int, attempt: int = 0) -> str:
     key = f"{source_sha256}:{byte_start}" + (f":{attempt}" if attempt else "")
     return hashlib.sha256(key.encode("ascii")).hexdigest()[:16]
-
-
-def record_key(source_sha256: str, byte_start: int) -> str:
-    """A raw record's identity across releases: its dump and where its bytes start."""
-    return f"{source_sha256}:{byte_start}"
 
 
 def _version_key(version: str) -> tuple:

@@ -25,12 +25,12 @@ import pyarrow.compute as pc
 
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
-from .identity import Founding, Identity, assign_ids, record_key
+from .identity import Founding, Identity, assign_ids
 from .load import copy_error
 from .normalize import normalize
 from .parse import Dump, no_visible_text, parse_dump
 from .render import render_many
-from .previous import PreviousRelease
+from .previous import PreviousRelease, record_key
 from .schema import arrow_schema
 from .sidecar import (
     DumpMeta,

@@ -21,6 +21,11 @@ MANIFEST = "build_manifest.json"
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
 
 
+def record_key(source_sha256: str, byte_start: int) -> str:
+    """A raw record's identity across releases: its dump and where its bytes start."""
+    return f"{source_sha256}:{byte_start}"
+
+
 @dataclass(frozen=True)
 class IdRow:
     id: str
@@ -36,7 +41,7 @@ class PreviousRelease:
 
     path: str
     version: str
-    # identity.record_key (dump sha256 and byte offset) -> the id the record was first published
+    # record_key (dump sha256 and byte offset) -> the id the record was first published
     # under, for every record ever published (dumps removed since included)
     owners: dict[str, str]
     dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
@@ -44,7 +49,7 @@ class PreviousRelease:
     # dump sha256 -> its published facts (``file`` is the name it was first published under), for
     # every dump ever published; empty for releases before metadata files
     dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
-    # id -> the record (identity.record_key) it was founded by, where another id owns that record
+    # id -> the record (record_key) it was founded by, where another id owns that record
     founded_by: dict[str, str] = field(default_factory=dict)
 
 
@@ -85,8 +90,6 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     version = manifest["dataset_version"]
     if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
         raise ValueError("dataset_version or inputs of the wrong type")
-    from .identity import record_key
-
     occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
     owners = {
         record_key(sha, start): pid

@@ -17,11 +17,9 @@ import yaml
 from . import texts
 from .config import BuildConfig
 from .guard import RELEASE_SUMS as SUMS  # defined where the folders a command replaces are checked
-from .resources import CHECKOUT_ROOT
 from .schema import TABLES, hf_features_dict, table_schema
 from .write import data_path
 
-PROJECT_ROOT = CHECKOUT_ROOT
 CARD = "README.md"
 DATASHEET = "DATASHEET.md"
 

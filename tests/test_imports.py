@@ -1,0 +1,145 @@
+"""Imports inside the package run one way: no module imports, directly or through others, a
+module that imports it back. Imports inside functions count as much as those at the top: a
+circle broken only by a late import is still a circle in the design."""
+
+import ast
+from pathlib import Path
+
+from .conftest import ROOT
+
+PACKAGE = ROOT / "src" / "neurips_abstracts"
+NAME = "neurips_abstracts"
+
+# The order of the stages, folder -> rank: a module may import only from its own folder or from a
+# folder of a lower rank. Empty while the modules stand side by side in one folder.
+STAGE_RANK: dict[str, int] = {}
+
+
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = [NAME, *path.relative_to(package).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom, modules) -> set[str]:
+    """The modules a ``from X import a, b`` imports: ``X.a`` where that is a module (a submodule
+    of package X), else X itself."""
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - node.level + 1]
+        target = ".".join([*base, node.module] if node.module else base)
+    else:
+        target = node.module or ""
+    return {f"{target}.{a.name}" if f"{target}.{a.name}" in modules else target for a in node.names}
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """module -> the package modules it imports, anywhere in its source."""
+    files = {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        named: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                named.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                named.update(_resolve(module, path.name == "__init__.py", node, files))
+        graph[module] = {n for n in named if n in files and n != module}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected set of two or more modules (Tarjan), each as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def backwards(graph: dict[str, set[str]], rank: dict[str, int]) -> list[str]:
+    """Imports from a folder of a higher rank than the importer's (both folders in ``rank``)."""
+
+    def folder(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 2 else None
+
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            a, b = folder(module), folder(target)
+            if a in rank and b in rank and rank[b] > rank[a]:
+                wrong.append(f"{module} imports {target} ({b} comes after {a})")
+    return wrong
+
+
+def test_no_import_circles():
+    graph = import_graph()
+    assert len(graph) > 20 and sum(map(len, graph.values())) > 50  # the walk found the package
+    assert circles(graph) == []
+
+
+def test_imports_run_with_the_stages():
+    assert backwards(import_graph(), STAGE_RANK) == []
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_circle_through_a_late_import_is_found(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "a.py": "from .b import x\n",
+        "b.py": "def f():\n    from . import c\n",
+        "c.py": "import neurips_abstracts.a\n",
+        "d.py": "from .a import y\n",
+    })
+    graph = import_graph(pkg)
+    assert graph["neurips_abstracts.b"] == {"neurips_abstracts.c"}
+    assert circles(graph) == [["neurips_abstracts.a", "neurips_abstracts.b", "neurips_abstracts.c"]]
+
+
+def test_a_backwards_import_between_folders_is_found(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "ingest/__init__.py": "",
+        "ingest/load.py": "from ..dedup.near import z\n",
+        "dedup/__init__.py": "",
+        "dedup/near.py": "from ..ingest import load\n",
+    })
+    graph = import_graph(pkg)
+    assert graph["neurips_abstracts.dedup.near"] == {"neurips_abstracts.ingest.load"}
+    assert backwards(graph, {"ingest": 0, "dedup": 1}) == [
+        "neurips_abstracts.ingest.load imports neurips_abstracts.dedup.near (dedup comes after ingest)"]
+    assert backwards(graph, {"ingest": 1, "dedup": 0}) == [
+        "neurips_abstracts.dedup.near imports neurips_abstracts.ingest.load (ingest comes after dedup)"]
