@@ -24,10 +24,10 @@ from pathlib import Path
 from .config import DEFAULT_CONFIG, BuildConfig
 from .errors import DumpError
 from .guard import Refused, check_raw_target, remove_litter, temporary_file
+from .names import DUMP_SUFFIX, dump_number
 from .sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
 from .validate import Finding, validate
 
-_NUMBER_RE = re.compile(r"^(\d{3,})_[0-9a-f]{16}\.txt$")
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
 
@@ -40,12 +40,12 @@ class AddError(ValueError):
 
 
 def next_number(raw_dir: Path) -> int:
-    numbers = [int(m.group(1)) for p in raw_dir.glob("*.txt") if (m := _NUMBER_RE.match(p.name))]
+    numbers = [n for p in raw_dir.glob(f"*{DUMP_SUFFIX}") if (n := dump_number(p.name)) is not None]
     return max(numbers, default=-1) + 1
 
 
 def dump_name(number: int, sha256: str) -> str:
-    return f"{number:03d}_{sha256[:16]}.txt"
+    return f"{number:03d}_{sha256[:16]}{DUMP_SUFFIX}"
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ def plan_add(
     data = src.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     # validate calls a dump in raw/ itself, not a copy; for add, any dump of raw/ is one
-    for existing in sorted(raw.glob("*.txt")):
+    for existing in sorted(raw.glob(f"*{DUMP_SUFFIX}")):
         if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
             raise AddError(f"{src}: error: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     name = dump_name(next_number(raw), sha)

@@ -13,6 +13,7 @@ from .guard import check_replaceable, remove_litter, temporary_folder
 from .errors import DumpError
 from .load import dump_paths, read_meta
 from .manifest import build_manifest
+from .names import MANIFEST
 from .resources import dataset_version, hub_repo, maintainers
 from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
@@ -22,7 +23,6 @@ from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
 
-MANIFEST = "build_manifest.json"
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
 

@@ -329,6 +329,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     from huggingface_hub import get_token
 
     from .guard import temporary_folder
+    from .names import holds_release
 
     from .publish import PublishConfig, PublishError, make_plan, preconditions, render_plan, stage_problem, stage_release
     from .publish import publish as run_publish
@@ -336,7 +337,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     from .verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
-    if not (dist / "build_manifest.json").is_file():
+    if not holds_release(dist):
         _fail(DumpError(dist_dir, f"no build here: run `{invoked()} build` first"))
     is_project = docs_skipped(dist) is None
     if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):

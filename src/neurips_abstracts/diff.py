@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import DumpError
+from .names import MANIFEST, holds_release
 from .previous import damaged
 from .release import changelog_date
 from .resources import checkout
@@ -68,13 +69,13 @@ def release_commit(version: str, repo: Path) -> str | None:
     next release between releases, so the first commit holding a version is usually not its
     release. For releases from before dated entries: the first commit holding the version with
     an entry for it, else the first holding it at all. None if no commit held it."""
-    log = _git(repo, "log", "--reverse", "--format=%H", "--", "dist/build_manifest.json", "dist/CHANGELOG.md")
+    log = _git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", "dist/CHANGELOG.md")
     if log.returncode != 0:
         return None
     entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
     with_entry = first_held = None
     for commit in log.stdout.decode().split():
-        manifest = _git_text(repo, commit, "build_manifest.json")
+        manifest = _git_text(repo, commit, MANIFEST)
         try:
             held = manifest is not None and json.loads(manifest).get("dataset_version") == version
         except ValueError:
@@ -98,15 +99,15 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
     if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise DumpError(spec, "not a folder: give a dist/ folder, a released version or a git revision")
     if path.is_dir():
-        if not (path / "build_manifest.json").is_file():
-            raise DumpError(spec, "no release here (no build_manifest.json): give a dist/ folder or a git revision")
+        if not holds_release(path):
+            raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
         read = lambda rel: (path / rel).read_bytes()  # noqa: E731
     else:
         revision = spec
         if m := VERSION_RE.fullmatch(spec):
             revision = release_commit(m[1], repo)
             if revision is None:
-                raise DumpError(spec, f"no commit of the git history of {repo} has dist/build_manifest.json at version {m[1]}")
+                raise DumpError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}")
             label = f"{spec} ({revision[:12]})"
 
         def read(rel: str) -> bytes:
@@ -116,11 +117,11 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
             return proc.stdout
     where = lambda rel: f"{spec}/{rel}" if path.is_dir() else f"{spec}:dist/{rel}"  # noqa: E731
     try:
-        version = json.loads(read("build_manifest.json"))["dataset_version"]
+        version = json.loads(read(MANIFEST))["dataset_version"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
             raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
-        raise damaged(where("build_manifest.json"), exc) from None
+        raise damaged(where(MANIFEST), exc) from None
     tables = {}
     for t in TABLES:
         try:

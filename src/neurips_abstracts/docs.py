@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+from .names import MANIFEST
 from .release import DATASHEET
 from .resources import CHECKOUT_ROOT, checkout, hub_repo
 from .stages import STAGES
@@ -341,7 +342,7 @@ def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
 
 def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str]:
     """What ``root``'s DATASHEET.md and README.md should say for the build in ``dist``."""
-    manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
     readme = root / "README.md"
     return {
         root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"),

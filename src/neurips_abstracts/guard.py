@@ -34,12 +34,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import DumpError
-from .load import DUMP_SUFFIX, NAME_RE, is_hidden
-from .sidecar import SUFFIX as SIDECAR_SUFFIX
+from .load import is_hidden
+from .names import DUMP_SUFFIX, MANIFEST, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar
 
 MARK = "neurips-abstracts"
-RELEASE_MARKER = "build_manifest.json"  # a folder holding it is a release: ours to replace
-RELEASE_SUMS = "SHA256SUMS"  # ... if every file in it is one this list names
 REPOSITORY_MARKERS = ("pyproject.toml", ".git")
 STALE_SECONDS = 24 * 3600
 # .<target name>.neurips-abstracts-<tmp|old>-<pid>-<random>, or neurips-abstracts-tmp-<pid>-<random>
@@ -74,7 +72,7 @@ def _holds_dumps(folder: Path, any_txt: bool = True) -> str | None:
         return None
     for p in entries:
         name = p.name
-        if NAME_RE.match(name) or (name.endswith(SIDECAR_SUFFIX) and NAME_RE.match(name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX)):
+        if NAME_RE.match(name) or (name.endswith(SIDECAR_SUFFIX) and NAME_RE.match(dump_of_sidecar(name))):
             return name
         if any_txt and name.endswith(DUMP_SUFFIX) and not is_hidden(name):  # a dump under any name; a release holds none
             return name
@@ -138,12 +136,12 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
             names = {p.name for p in real.iterdir()}
         except OSError as exc:
             raise Refused(target, f"cannot list it ({exc.strerror})") from None
-        if names and RELEASE_MARKER not in names:
-            raise Refused(target, f"it exists and holds no release (no {RELEASE_MARKER}); it would be "
+        if names and MANIFEST not in names:
+            raise Refused(target, f"it exists and holds no release (no {MANIFEST}); it would be "
                                   "replaced whole: give a new or empty folder")
         if names and (other := _not_of_the_release(real)):
             raise Refused(target, f"it holds {other}, which is not a file of the release it holds (not in "
-                                  f"{RELEASE_SUMS}); it would be replaced whole: move it, or give a new or empty folder")
+                                  f"{SUMS}); it would be replaced whole: move it, or give a new or empty folder")
     return real
 
 
@@ -152,14 +150,14 @@ def _not_of_the_release(folder: Path) -> str | None:
     (the list itself and the folders of listed files excepted), or None: a folder holding
     ``build_manifest.json`` is ours to replace only if nothing else of anyone's is in it."""
     try:
-        listed = {line.split("  ", 1)[1] for line in (folder / RELEASE_SUMS).read_text(encoding="utf-8").splitlines()
+        listed = {line.split("  ", 1)[1] for line in (folder / SUMS).read_text(encoding="utf-8").splitlines()
                   if "  " in line}
     except (OSError, UnicodeDecodeError):
-        return RELEASE_MARKER + f" without a readable {RELEASE_SUMS}"
+        return MANIFEST + f" without a readable {SUMS}"
     parents = {p.as_posix() for rel in listed for p in Path(rel).parents}
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder).as_posix()
-        if rel in listed or rel == RELEASE_SUMS or (path.is_dir() and not path.is_symlink() and rel in parents):
+        if rel in listed or rel == SUMS or (path.is_dir() and not path.is_symlink() and rel in parents):
             continue
         return rel
     return None
@@ -177,7 +175,7 @@ def check_raw_target(raw: str | Path) -> Path:
     real = _resolve(raw)
     if real == Path.cwd().resolve() or real in Path.cwd().resolve().parents:
         raise Refused(raw, "it is the current folder or holds it, not a raw folder")
-    for marker in (*REPOSITORY_MARKERS, RELEASE_MARKER):
+    for marker in (*REPOSITORY_MARKERS, MANIFEST):
         if (real / marker).exists():
             raise Refused(raw, f"it holds {marker}: not a raw folder")
     _root, _raw, project_dist = project_folders()
@@ -190,7 +188,7 @@ def check_raw_target(raw: str | Path) -> Path:
 def _refuse_inside_ours(shown: Path, real: Path) -> None:
     """A folder inside a release or a raw folder that no option named is still one."""
     for parent in real.parents:
-        if (parent / RELEASE_MARKER).exists():
+        if (parent / MANIFEST).exists():
             raise Refused(shown, f"it is inside the release {parent}")
         dump = _holds_dumps(parent, any_txt=False)
         if dump:

@@ -6,16 +6,12 @@ what is refused and say it in the same words. Each rule names itself with a code
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from .errors import DumpError
-from .sidecar import SUFFIX as SIDECAR_SUFFIX
+from .names import DUMP_SUFFIX, NAME_RE, NAME_RULE, SIDECAR_SUFFIX, dump_of_sidecar
 from .sidecar import DumpMeta, read_sidecars
 
-DUMP_SUFFIX = ".txt"
-NAME_RE = re.compile(r"^\d{3,}_[0-9a-f]{16}\.txt$")  # 1000_… follows 999_…
-NAME_RULE = "file name must be NNN_<16 lowercase hex>.txt (three or more digits), e.g. 004_0123456789abcdef.txt"
 MAX_DUMP_BYTES = 64 * 1024 * 1024
 
 
@@ -26,7 +22,7 @@ def is_hidden(name: str) -> bool:
 
 def is_sidecar(path: Path) -> bool:
     """A dump's metadata file (``sidecar``) beside its dump: read with the dump, not as one."""
-    return path.name.endswith(SIDECAR_SUFFIX) and (path.parent / (path.name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX)).is_file()
+    return path.name.endswith(SIDECAR_SUFFIX) and (path.parent / dump_of_sidecar(path.name)).is_file()
 
 
 def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | None:
@@ -51,7 +47,7 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
     if path.is_dir():
         return DumpError(name, f"folder inside {shown}/: dumps are plain {DUMP_SUFFIX} files at its top level", code="folder")
     if name.endswith(SIDECAR_SUFFIX):
-        dump = name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX
+        dump = dump_of_sidecar(name)
         if is_sidecar(path):
             return DumpError(name, f"metadata file of {dump}: validate the dump itself", code="metadata")
         return DumpError(name, f"metadata file without its dump {dump}: remove it, or add the dump", code="metadata")

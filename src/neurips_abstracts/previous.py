@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DumpError
+from .names import MANIFEST, holds_release
 from .sidecar import DumpMeta
 from .write import data_path
 
-MANIFEST = "build_manifest.json"
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
 
 
@@ -55,7 +55,7 @@ class PreviousRelease:
 
 def is_release(path: str | Path) -> bool:
     p = Path(path)
-    return (p / MANIFEST).is_file() and (p / data_path("occurrences")).is_file()
+    return holds_release(p) and (p / data_path("occurrences")).is_file()
 
 
 def damaged(file: str | Path, exc: BaseException) -> DumpError:

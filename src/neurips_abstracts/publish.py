@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+from .names import MANIFEST
 from .release import sha256_file
 from .write import atomic_dir, data_path
 
@@ -117,7 +118,7 @@ def local_files(dist: Path) -> list[LocalFile]:
 
 def release_message(dist: Path) -> tuple[str, str, str]:
     """(version, commit message, commit description) from the build manifest."""
-    manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
     version = manifest["dataset_version"]
     counts = manifest["counts"]
     description = (

@@ -16,7 +16,7 @@ import yaml
 
 from . import texts
 from .config import BuildConfig
-from .guard import RELEASE_SUMS as SUMS  # defined where the folders a command replaces are checked
+from .names import SUMS
 from .schema import TABLES, hf_features_dict, table_schema
 from .write import data_path
 

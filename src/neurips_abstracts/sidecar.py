@@ -32,10 +32,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SUFFIX = ".json"
+from .names import DUMP_SUFFIX, SIDECAR_SUFFIX, dump_number
+
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
-_NUMBER_RE = re.compile(r"^(\d+)_")
 # Sorts after every real date: dumps without a metadata file come last.
 _UNKNOWN = "9999-12-31"
 FIELDS = ("file", "sha256", "crawled_at", "source_url", "added", "note")
@@ -62,7 +62,8 @@ class DumpMeta:
 
 
 def sidecar_name(dump_name: str) -> str:
-    return dump_name[: -len(".txt")] + SUFFIX if dump_name.endswith(".txt") else dump_name + SUFFIX
+    stem = dump_name[: -len(DUMP_SUFFIX)] if dump_name.endswith(DUMP_SUFFIX) else dump_name
+    return stem + SIDECAR_SUFFIX
 
 
 def check_date(value: str, what: str) -> str:
@@ -177,8 +178,8 @@ def unknown_meta(name: str, sha256: str) -> DumpMeta:
 
 
 def _number(name: str) -> int:
-    m = _NUMBER_RE.match(name)
-    return int(m.group(1)) if m else -1
+    number = dump_number(name)
+    return -1 if number is None else number
 
 
 def added_key(meta: DumpMeta) -> tuple:

@@ -17,6 +17,7 @@ from pathlib import Path
 from .config import DEFAULT_CONFIG, BuildConfig
 from .errors import DumpError
 from .load import copy_error, entry_problem, folder_entries, is_sidecar
+from .names import DUMP_SUFFIX, dump_of_sidecar
 from .normalize import normalize
 from .parse import RawRecord, no_visible_text, parse_dump
 
@@ -179,7 +180,7 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
                     files.append(p / e.file)
             continue
         if is_sidecar(p) and not p.is_symlink():  # checked with its dump
-            files.append(p.parent / (p.name[: -len(".json")] + ".txt"))
+            files.append(p.parent / dump_of_sidecar(p.name))
             continue
         problem = entry_problem(p, p.parent, str(p.parent))
         if problem is not None and named_by_raw(problem, p.parent):
@@ -202,7 +203,7 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
         others = {sha: first.name} if first != f.absolute() else {}
         found = dump_findings(f.name, data, config, others)
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
-        if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == ".txt":
+        if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == DUMP_SUFFIX:
             in_raw[f.name] = sha
     findings.extend(metadata_findings(raw, in_raw))
     return findings

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .names import MANIFEST, holds_release
 from .release import CARD, SUMS, sha256_file
 from .schema import TABLES
 from .write import data_path
@@ -66,7 +67,7 @@ def _unreleased(dist: Path) -> bool:
     from .release import changelog_date
 
     try:
-        version = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))["dataset_version"]
+        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
         return changelog_date((dist / "CHANGELOG.md").read_text(encoding="utf-8"), version) is None
     except (OSError, ValueError, KeyError, TypeError):
         return False
@@ -80,7 +81,7 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
 
     dist = Path(dist)
     sums_path = dist / SUMS
-    if not dist.is_dir() or not (sums_path.exists() or (dist / "build_manifest.json").exists()):
+    if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
         from .errors import DumpError
 
         what = "no release here (no SHA256SUMS)" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
