@@ -71,6 +71,23 @@ def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
     assert [f.code for f in validate([copy], raw_dir=tmp_path / "none")] == ["size"]
 
 
+def test_html_entity_warning_is_what_the_build_renders(tmp_path):
+    """validate warns about exactly the references the build renders as characters: the longest
+    HTML5 name (31 characters) is one; a 32-character name is none (validate used to flag it,
+    while the renderer kept it as text)."""
+    from neurips_abstracts.plain import to_plain
+
+    longest, too_long = "&CounterClockwiseContourIntegral;", "&" + "Abcdefgh" * 4 + ";"
+    assert to_plain(f"x {longest} y") == "x \u2233 y" and to_plain(f"x {too_long} y") == f"x {too_long} y"
+    found = {}
+    for i, entity in enumerate((longest, too_long)):
+        name = f"010_00000000000000e{i}.txt"
+        (tmp_path / name).write_bytes(dump(ABSTRACT.replace(" and show", f" {entity} and show")))
+        found[entity] = [f.message for f in validate([tmp_path / name], raw_dir=SEED_DIR)]
+    assert found[longest] == [f"HTML entity {longest} (kept as is: replace it with the character it stands for)"]
+    assert found[too_long] == []
+
+
 @pytest.mark.slow
 def test_output_formats(tmp_path):
     name, data, *_ = CASES["entity"]

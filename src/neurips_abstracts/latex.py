@@ -32,11 +32,12 @@ import unicodedata
 from bisect import bisect_left
 from functools import cache
 
+from .entities import ENTITY_RE as _ENTITY_RE
+
 # Verbatim spans: a bare URL, or \url{..}/\href{..} holding one (plain.py holds them out of markdown too).
 URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
 # A run of ties (~~) or of line breaks (\\\\) is one token: each is one space.
 _TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|(?:\\\\){2,}|\\.?|\$\$|~+|[{}$^_]|[^\\{}$^_~]+", re.S)
-_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _TEXT_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"))
 
 OPERATORS = frozenset(

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .config import DEFAULT_CONFIG, BuildConfig
+from .entities import ENTITY_RE
 from .errors import DumpError
 from .load import copy_error, entry_problem, folder_entries, is_sidecar
 from .names import DUMP_SUFFIX, dump_of_sidecar
@@ -27,7 +28,6 @@ MIN_WORDS = 20
 # without a blank line between them, or a page pasted whole. The build still takes it.
 MAX_RECORD_CHARS = 10_000
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 # Words an English sentence does not end on: a record ending on one was cut off.
 _DANGLING = set(
     "the of a an to that which with and or for in on by as is are was were we our its their this these "
@@ -96,7 +96,7 @@ def record_findings(file: str, record: RawRecord) -> Iterable[Finding]:
     control = _CONTROL_RE.search(record.text_raw)
     if control:
         yield warn("control-character", f"control character U+{ord(control.group()):04X} (removed by the build)", control.start())
-    entity = _ENTITY_RE.search(record.text_raw)
+    entity = ENTITY_RE.search(record.text_raw)
     if entity:
         yield warn("html-entity", f"HTML entity {entity.group()} (kept as is: replace it with the character it stands for)",
                    entity.start())
