@@ -17,8 +17,7 @@ from .names import MANIFEST
 from .resources import dataset_version, hub_repo, maintainers
 from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
-from .previous import PreviousRelease, first_difference, is_release, read_previous
-from .sidecar import changed_since_published
+from .previous import PreviousRelease, is_release, published_change, read_previous
 from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
@@ -53,12 +52,9 @@ def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]
     differs if it is a published dump whose bytes changed."""
 
     def read() -> bytes:
-        import hashlib
-
         data = path.read_bytes()
-        published = previous.dump_sha256.get(path.name) if previous else None
-        if published is not None and hashlib.sha256(data).hexdigest() != published:
-            raise changed_since_published(path.name, previous.version, first_difference(previous.path, path.name, data))
+        if (error := published_change(previous, path.name, data=data)) is not None:
+            raise error
         return data
 
     return read

@@ -30,13 +30,12 @@ from .load import copy_error
 from .normalize import normalize
 from .parse import Dump, no_visible_text, parse_dump
 from .render import render_many
-from .previous import PreviousRelease, record_key
+from .previous import PreviousRelease, published_change, record_key
 from .schema import arrow_schema
 from .sidecar import (
     DumpMeta,
     added_key,
     changed_since_added,
-    changed_since_published,
     crawl_key,
     published_meta,
 )
@@ -56,9 +55,8 @@ def _check_immutable(name: str, sha256: str, meta: DumpMeta | None, previous: Pr
     its bytes changed since it was added or published."""
     if meta is not None and meta.sha256 != sha256:
         raise changed_since_added(name)
-    published = previous.dump_sha256.get(name) if previous else None
-    if published is not None and published != sha256:
-        raise changed_since_published(name, previous.version, None)
+    if (error := published_change(previous, name, sha256)) is not None:
+        raise error
     return published_meta(name, sha256, meta, previous)
 
 

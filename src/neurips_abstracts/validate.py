@@ -217,8 +217,8 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
     the facts that release published for the same bytes (``sidecar.published_meta``); a dump
     without one that no release knows (a warning: the build accepts it, ordered last)."""
     from .load import read_meta
-    from .previous import first_difference, is_release, read_previous
-    from .sidecar import changed_since_added, changed_since_published, no_metadata_warning, published_meta, sidecar_name
+    from .previous import is_release, published_change, read_previous
+    from .sidecar import changed_since_added, no_metadata_warning, published_meta, sidecar_name
 
     raw = Path(raw_dir)
     beside = raw.parent / "dist"
@@ -226,9 +226,8 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
     out: list[Finding] = []
     for name, sha in shas.items():
         where = str(raw / name)
-        if previous and previous.dump_sha256.get(name, sha) != sha:
-            line = first_difference(beside, name, (raw / name).read_bytes())
-            out.append(_error(where, changed_since_published(name, previous.version, line)))
+        if (error := published_change(previous, name, sha, (raw / name).read_bytes)) is not None:
+            out.append(_error(where, error))
         try:
             meta = read_meta(raw, [name])[name]
         except DumpError as exc:
