@@ -217,3 +217,11 @@ def seeds_dist(tmp_path_factory) -> Path:
 def raw_copy(tmp_path) -> Path:
     """A writable raw folder holding the seeds, to add or break dumps in."""
     return copy_seeds(tmp_path / "raw")
+
+
+def shingles(text: str, n: int):
+    """Sorted unique 64-bit hashes of the case-folded word n-grams of ``text`` (the package
+    hashes them a batch at a time: ``dedup.shingle_many``)."""
+    from neurips_abstracts.dedup import shingle_many
+
+    return shingle_many(n, [text])[0]

@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 from neurips_abstracts.build import build, diff_dirs
 from neurips_abstracts.config import DEFAULT_CONFIG, BuildConfig
 from neurips_abstracts.contracts import check
-from neurips_abstracts.dedup import jaccard, shingles
+from neurips_abstracts.dedup import jaccard
 from neurips_abstracts.identity import new_paper_id
 from neurips_abstracts.normalize import normalize
 from neurips_abstracts.pipeline import run
 from neurips_abstracts.write import data_path
 
-from .conftest import make_dump, seed_abstracts, synthetic_abstracts
+from .conftest import make_dump, seed_abstracts, shingles, synthetic_abstracts
+
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 THRESHOLD = DEFAULT_CONFIG.near_dup.threshold

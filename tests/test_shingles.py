@@ -12,7 +12,7 @@ from neurips_abstracts import dedup
 from neurips_abstracts.config import DEFAULT_CONFIG
 from neurips_abstracts.normalize import normalize
 
-from .conftest import REAL_SOURCES, real_texts, seed_abstracts, synthetic_abstracts
+from .conftest import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 
@@ -41,13 +41,13 @@ def test_one_shingle_per_distinct_word_ngram_and_batching_changes_nothing(batch)
     for text, got in zip(batch, split_flat(flat, counts)):
         assert np.array_equal(got, np.unique(got))  # a set: sorted, no repeats
         assert len(got) == len(ngrams(text))  # no two distinct n-grams collide
-        assert np.array_equal(got, dedup.shingles(text, N))  # the same alone as in a batch
+        assert np.array_equal(got, shingles(text, N))  # the same alone as in a batch
 
 
 @settings(max_examples=200, deadline=None)
 @given(texts, st.sampled_from(["\t", "\n", "  ", " \r\n ", "\x1f", "\x0b"]))
 def test_words_are_what_str_split_gives_among_ascii_white_space(text, gap):
-    assert np.array_equal(dedup.shingles(text, N), dedup.shingles(gap + text.replace(" ", gap) + gap, N))
+    assert np.array_equal(shingles(text, N), shingles(gap + text.replace(" ", gap) + gap, N))
 
 
 def test_a_word_hashes_the_same_wherever_it_stands():

@@ -238,11 +238,6 @@ def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tupl
     return sets, signatures(sets, config)
 
 
-def shingles(text: str, n: int) -> np.ndarray:
-    """Sorted unique 64-bit hashes of the case-folded word n-grams of ``text``."""
-    return shingle_many(n, [text])[0]
-
-
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """Jaccard similarity of two sorted arrays of unique hashes."""
     if not len(a) and not len(b):

@@ -45,7 +45,6 @@ _FTFY_UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
 
 _SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
 _REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _SPACE_LIKE)
-_CONTROL_TABLE = str.maketrans({**_SPACE_LIKE, **{c: None for c in _REMOVED}, "\ufeff": None, "\u200b": None})
 _REMOVED_ASCII = "".join(c for c in _REMOVED if c < "\x80").encode("ascii")
 # What is removed outright; everything in _SPACE_LIKE is white space to str.split() already.
 _REMOVE_RE = re.compile("[" + re.escape(_REMOVED) + "\ufeff\u200b]")
@@ -86,9 +85,3 @@ def _normalize_full(text: str, skip_noop_ftfy: bool = True) -> str:
         if fixed == text:
             return fixed
         text = fixed
-
-
-def has_visible_text(text: str) -> bool:
-    """True when the text has a character that is not white space, a control character or one
-    of the invisible characters removed above; normalization never empties such a text."""
-    return bool(text.translate(_CONTROL_TABLE).strip())

@@ -60,15 +60,6 @@ def _check_immutable(name: str, sha256: str, meta: DumpMeta | None, previous: Pr
     return published_meta(name, sha256, meta, previous)
 
 
-def normalize_many(texts: Iterable[str]) -> list[str | None]:
-    """Normalized texts; None where a text is already normalized (the caller keeps its own)."""
-    out: list[str | None] = []
-    for text in texts:
-        fixed = normalize(text)
-        out.append(None if fixed == text else fixed)
-    return out
-
-
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
