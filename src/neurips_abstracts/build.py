@@ -90,7 +90,9 @@ def produce(
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
     """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
-    from . import release
+    from . import croissant, datapackage, release, texts
+    from .card import card
+    from .datasheet import datasheet
 
     
     tables = {"papers": result.papers, "ids": result.ids}
@@ -114,12 +116,12 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
         dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
     )
     write_text(out / MANIFEST, dumps_json(manifest))
-    write_text(out / release.CARD, release.card(r))
-    write_text(out / release.DATASHEET, release.datasheet(r))
-    write_text(out / "LICENSE.md", release.texts.license_md())
+    write_text(out / release.CARD, card(r))
+    write_text(out / release.DATASHEET, datasheet(r))
+    write_text(out / "LICENSE.md", texts.license_md())
     write_text(out / "CHANGELOG.md", changelog)
-    write_text(out / "datapackage.json", dumps_json(release.datapackage(r)))
-    write_text(out / "croissant.json", dumps_json(release.croissant(r)))
+    write_text(out / "datapackage.json", dumps_json(datapackage.datapackage(r)))
+    write_text(out / "croissant.json", dumps_json(croissant.croissant(r)))
     write_text(out / release.SUMS, release.sha256sums(out, {d.path: d.sha256 for d in data.values()}))
 
 
