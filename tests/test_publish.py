@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from neurips_abstracts.build import build
-from neurips_abstracts.publish import repo_id_problem, stage_release
+from neurips_abstracts.hub_plan import repo_id_problem
+from neurips_abstracts.publish import stage_release
 from neurips_abstracts.resources import dataset_version, hub_repo
 
 from .conftest import make_dump, run_cli, seed_files

@@ -1,0 +1,104 @@
+"""The commands for contributors' dumps: add one to raw/, validate files without building."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_errors import as_invoked
+from .cli_output import AsInvokedCommand, fail, plural
+from .contracts import ContractError
+from .errors import DumpError
+
+
+@click.command(cls=AsInvokedCommand)
+@click.argument("path")
+@click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
+@click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder to add the dump to.")
+@click.option("--dry-run", is_flag=True, help="Print what the dump would do to the published papers; write nothing.")
+def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str, dry_run: bool) -> None:
+    """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
+
+    Refuses (exit 1, RAW untouched) whatever `validate` calls an error, naming file and line.
+    Otherwise prints what the dump will do to the release in the dist/ beside RAW (new papers;
+    records that are exact copies of published papers, with their ids; records that become the
+    canonical text of published papers, with ids and similarity to the text they replace), writes
+    RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its SHA-256) and
+    RAW/NNN_<hex>.json (sha256, crawl date, source URL, date added) and prints the warnings.
+    With --dry-run it prints the same and writes nothing. Commit both files and open a pull request.
+
+    \b
+    Example:
+        python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28 --dry-run
+    """
+    from .add import AddError, impact, land, plan_add
+
+    try:
+        plan = plan_add(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+        effect = impact(plan)
+    except AddError as exc:
+        for f in exc.findings:
+            click.echo(as_invoked(f.text()), err=True)
+        fail(exc)
+    except (DumpError, ContractError) as exc:  # raw/ as it stands does not build
+        fail(exc)
+    for f in plan.findings:
+        click.echo(as_invoked(f.text()), err=True)
+    click.echo(effect.text())
+    if dry_run:
+        click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
+        return
+    dump, sidecar = land(plan)
+    click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
+    click.echo(f"next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit, then open a pull request")
+
+
+@click.command(cls=AsInvokedCommand)
+@click.argument("paths", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default=None,
+              help="Output: text lines (default), JSON, or GitHub Actions annotations (default under Actions).")
+@click.option("--venue", default=None, help="Expected venue in the header (default: the project's).")
+@click.option("--year", type=int, default=None, help="Expected year in the header (default: the project's).")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Existing dumps, to catch copies.")
+def validate(paths, fmt, venue, year, raw_dir) -> None:
+    """Check dump files (default: everything in raw/) without building.
+
+    The build's own rules, with its messages, and the same content rules as `add`. Errors
+    (exit 1): not UTF-8, wrong or missing header, a file in RAW named other than NNN_<16 hex>.txt
+    (the name rule is RAW's alone: `add` names the files it copies in), over the size limit, binary content, a record with
+    no visible text, a copy of another dump, a dump whose bytes no longer match its metadata
+    file or the release that published it (edited), a metadata file that is invalid, has no dump
+    or changes published dates, anything else in the folder but .txt dumps and their .json
+    metadata files (folders, other files, links out of it, which are never followed), no dump at
+    all. Warnings: a dump without a metadata file, control characters, HTML entities, lines of
+    only invisible characters (read as blank), records that look cut off, too short, a title, an
+    author list or page furniture, and duplicates inside one dump. Each line reads
+    `file:line[:column]: error|warning: message [code]`.
+
+    \b
+    Example:
+        python build_dataset.py validate ~/Downloads/neurips2026.txt
+        python build_dataset.py validate --format json
+    """
+    import dataclasses
+    import os
+
+    from .config import DEFAULT_CONFIG
+    from .validate import as_json
+    from .validate import validate as run_validate
+
+    config = dataclasses.replace(DEFAULT_CONFIG, venue=venue or DEFAULT_CONFIG.venue, year=year or DEFAULT_CONFIG.year)
+    findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "json":
+        click.echo(as_json(findings))
+    else:
+        for f in findings:
+            click.echo(as_invoked(f.github() if fmt == "github" else f.text()))
+        errors = sum(f.severity == "error" for f in findings)
+        click.echo(f"{plural(errors, 'error')}, {plural(len(findings) - errors, 'warning')}", err=True)
+    if any(f.severity == "error" for f in findings):
+        sys.exit(1)

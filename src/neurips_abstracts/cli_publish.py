@@ -1,0 +1,111 @@
+"""The publish command: a release to the Hugging Face Hub."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .cli_errors import as_invoked
+from .cli_output import AsInvokedCommand, fail, invoked
+from .contracts import ContractError
+from .errors import DumpError
+
+
+def _repo_id(ctx, param, value: str | None) -> str:
+    from .hub_plan import repo_id_problem
+    from .resources import hub_repo
+
+    value = value or hub_repo()
+    problem = repo_id_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
+@click.command(cls=AsInvokedCommand)
+@click.option("--repo-id", callback=_repo_id,
+              help="Dataset repository on the Hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
+@click.option("--dry-run", is_flag=True, help="Print the plan and the reasons to refuse; contact nothing.")
+@click.option("--stage", "stage_dir", default=None,
+              help="Also write the files that would be uploaded into this folder, to read or validate; replaced whole, so new, empty or an earlier stage, never a symbolic link (refused, not followed).")
+@click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
+@click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
+@click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
+@click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
+@click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
+@click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
+@click.option("--timeout", type=float, default=None,
+              help="Seconds to wait on any one network operation before it counts as failed (default: 120).")
+def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff,
+            timeout) -> None:
+    """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
+
+    Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
+    dry run exits 1 for the same reasons. A publish stopped by a Hub failure says in one line
+    what reached the Hub; running it again finishes the release (it tags a commit an earlier run
+    made, never committing twice). DIST names the repository in pyproject.toml
+    (hub-repo); for another --repo-id the same build is rendered for that repository, and that
+    is what is uploaded. The token comes from HF_TOKEN or `hf auth login`; HF_ENDPOINT selects
+    another Hub.
+
+    \b
+    Example:
+        python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage /tmp/staged
+        HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
+    """
+    from huggingface_hub import get_token
+
+    from .docs import docs_skipped
+    from .guard import temporary_folder
+    from .hub_plan import make_plan, render_plan
+    from .names import holds_release
+    from .publish import PublishConfig, PublishError, preconditions, stage_problem, stage_release
+    from .publish import publish as run_publish
+    from .verify import verify as run_verify
+
+    dist, raw = Path(dist_dir), Path(raw_dir)
+    if not holds_release(dist):
+        fail(DumpError(dist_dir, f"no build here: run `{invoked()} build` first"))
+    is_project = docs_skipped(dist) is None
+    if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
+        fail(DumpError(stage_dir, problem))
+    with temporary_folder() as tmp:
+        staged = Path(stage_dir) if stage_dir else tmp / "release"
+        try:
+            failures = preconditions(raw, dist, docs=is_project)
+        except (DumpError, ContractError) as exc:
+            fail(exc)
+        try:
+            stage_release(raw, dist, repo_id, staged)
+            failures += [f"staged release does not verify: {p}" for p in run_verify(staged)]
+        except PublishError as exc:
+            failures.append(str(exc))
+        if not get_token():
+            failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
+        if dry_run:
+            click.echo(render_plan(make_plan(staged, repo_id, revision, None), remote_known=False))
+            if stage_dir:
+                click.echo(f"staged in {stage_dir}/: exactly the files listed above")
+            for failure in failures:
+                click.echo(as_invoked(f"would refuse: {failure}"), err=True)
+            sys.exit(1 if failures else 0)
+        if failures:
+            for failure in failures:
+                click.echo(as_invoked(f"refused: {failure}"), err=True)
+            sys.exit(1)
+        try:
+            result = run_publish(
+                staged, repo_id, revision=revision, private=private, force_tag=force_tag,
+                config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
+                                     **({} if timeout is None else {"timeout_seconds": timeout})),
+                log=click.echo,
+            )
+        except PublishError as exc:
+            click.echo(f"publish failed: {exc}", err=True)
+            sys.exit(1)
+    click.echo(f"commit: {result['commit_url']}")
+    click.echo(f"tag:    {result['tag_url']}")
+    click.echo(f"load:   from datasets import load_dataset; {result['load']}")

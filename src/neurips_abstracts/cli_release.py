@@ -1,0 +1,158 @@
+"""The commands that make and read a release: build, check, verify and diff."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .cli_output import AsInvokedCommand, fail, invoked, plural, stage_progress
+from .contracts import ContractError
+from .errors import DumpError
+
+
+@click.command(cls=AsInvokedCommand)
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
+@click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
+@click.option("--previous", "previous_dir", default=None,
+              help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
+@click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool) -> None:
+    """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
+
+    Every paper id of the previous release is kept (as a paper, merged into one, or removed);
+    see the card's "Stable ids".
+
+    \b
+    Example:
+        python build_dataset.py build --raw raw --out dist
+    """
+    from .build import BESIDE_RAW
+    from .build import build as run_build
+
+    from .docs import docs_skipped, refresh
+    from .resources import CHECKOUT_ROOT
+
+    from .schema import hidden
+
+    try:
+        # pyarrow imports pandas the first time it makes an array, to ask whether its input is a
+        # pandas object; nothing in a build is, and that import was a third of a small build's
+        # start-up. pyarrow then goes on without pandas for the rest of this process.
+        with stage_progress() as stage, hidden(("pandas",)):
+            previous = None if first_release else (previous_dir or BESIDE_RAW)
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
+    except (DumpError, ContractError) as exc:
+        fail(exc)
+    if docs_skipped(out_dir) is None:
+        for path in refresh(CHECKOUT_ROOT / "dist"):
+            click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT)}")
+    rel = s["relations"]
+    click.echo(
+        f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
+        f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
+    )
+    ids = s["id_changes"]
+    click.echo(f"ids since the previous release: {ids['added']} current that were not (new, or back with their records), "
+               f"{ids['merged']} merged into older papers, {ids['removed']} removed")
+
+
+@click.command(cls=AsInvokedCommand)
+@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
+@click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
+@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's DATASHEET.md and README.md.")
+def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
+    """Rebuild RAW into a temporary folder and fail if DIST differs from it.
+
+    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md and README.md
+    are compared too (unless --no-docs); anywhere else (an installed package, another folder)
+    only DIST is, and the message says so. Exits 1 and names every stale file;
+    `python build_dataset.py build` fixes them.
+
+    \b
+    Example:
+        python build_dataset.py check
+    """
+    from .build import check as run_check
+    from .docs import docs_skipped
+
+    skipped = "--no-docs: the project's README.md and DATASHEET.md were not compared" if no_docs else docs_skipped(dist_dir)
+    try:
+        stale = run_check(raw_dir, dist_dir, docs=skipped is None)
+    except (DumpError, ContractError) as exc:
+        fail(exc)
+    if stale:
+        for name in stale:
+            click.echo(f"stale: {name}", err=True)
+        click.echo(f"generated files are out of date with {raw_dir}/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
+                   err=True)
+        sys.exit(1)
+    if skipped:
+        click.echo(f"{dist_dir}/ is up to date with {raw_dir}/; {skipped}")
+    else:
+        click.echo(f"{dist_dir}/, DATASHEET.md and README.md are up to date with {raw_dir}/")
+
+
+@click.command(cls=AsInvokedCommand)
+@click.argument("dist_dir", default="dist", required=False)
+def verify(dist_dir: str) -> None:
+    """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
+
+    Exits 1 and lists every problem: a file changed, missing or unlisted, metadata describing
+    other bytes or row counts than the Parquet files hold, or what the standards' own validators
+    say: frictionless of the data package and its rows, mlcroissant of the Croissant file (when
+    installed: pip install 'neurips-abstracts[croissant]'; otherwise the message says it was not).
+
+    \b
+    Example:
+        python build_dataset.py verify dist
+    """
+    from .verify import croissant_validator
+    from .verify import verify as run_verify
+
+    problems = run_verify(dist_dir)
+    for problem in problems:
+        click.echo(f"{dist_dir}/{problem}", err=True)
+    if problems:
+        click.echo(f"{dist_dir}/ does not verify ({plural(len(problems), 'problem')})", err=True)
+        sys.exit(1)
+    missing = croissant_validator()
+    croissant = f"croissant.json was not validated: {missing}" if missing else "mlcroissant validates croissant.json"
+    click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata; frictionless validates "
+               f"datapackage.json and its rows; {croissant}")
+
+
+@click.command(cls=AsInvokedCommand)
+@click.argument("old")
+@click.argument("new", default="dist", required=False)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True)
+@click.option("--write-changelog", is_flag=True, help="Also add NEW's version entry to CHANGELOG.md.")
+def diff(old, new, fmt, write_changelog) -> None:
+    """Show what changed from OLD to NEW: papers added, removed and revised, new duplicates, counts.
+
+    Each side is a dist/ folder, a released version or a git revision of this repository (its
+    committed dist/). A version (1.0.0 or v1.0.0) needs no tag: it is the first commit in git
+    history whose dist/build_manifest.json holds it with a dated CHANGELOG entry for it (the
+    release commit; for a release from before dated entries, the first commit holding it).
+    Markdown is ready for a pull-request comment.
+
+    \b
+    Example:
+        python build_dataset.py diff origin/main dist
+        python build_dataset.py diff 1.0.0 dist --write-changelog
+    """
+    import json
+
+    from .diff import compare, load_side, to_markdown
+    from .diff import write_changelog as add_entry
+    from .resources import checkout
+
+    try:
+        d = compare(load_side(old), load_side(new))
+        if write_changelog:
+            if checkout() is None:  # an installed package: its CHANGELOG is a copy inside the wheel
+                raise DumpError("CHANGELOG.md", "--write-changelog edits the project's CHANGELOG.md: run it from a checkout")
+            add_entry(d, checkout() / "CHANGELOG.md")
+    except ValueError as exc:
+        fail(exc)
+    click.echo(json.dumps(d, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(d))
