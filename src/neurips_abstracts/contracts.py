@@ -96,7 +96,7 @@ def check(
             _fail(f"papers.{column} disagrees with occurrences", bad["paper_id"])
     _check_ids(p, i, previous, o)
 
-    # Ids match content: the abstract hashes to abstract_sha256.
+    # The abstract hashes to abstract_sha256 (the paper id does not come from the text: see identity).
     mismatched = [
         pid
         for pid, text, sha in zip(p["paper_id"], p["abstract"], p["abstract_sha256"])

@@ -1,4 +1,5 @@
-"""The one exception a user sees for bad input: it names the file and, where there is one, the line."""
+"""The exception for bad input: it names the file and, where there is one, the line. (``add``'s
+refusal, ``AddError``, carries ``validate``'s findings instead, each naming its file and line.)"""
 
 from __future__ import annotations
 

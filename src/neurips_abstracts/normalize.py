@@ -1,7 +1,8 @@
 """Normalization of abstract text: one pure function, its order explained.
 
 ``normalize(text)`` is what decides whether two records are the same paper, so it must be
-idempotent and must never empty a non-empty record (property tests check both). The order:
+idempotent and must never empty a record with visible text (property tests check both). The
+order:
 
 1. **Mojibake repair** (ftfy) comes first, because it recognises text that was decoded with the
    wrong codec by the exact code points that went wrong; composing or deleting characters first
@@ -16,8 +17,10 @@ idempotent and must never empty a non-empty record (property tests check both). 
 
 Steps 3 and 4 can join characters into a new mojibake sequence (``"À\x1fº"`` becomes ``"Àº"``,
 which is UTF-8 of ``"˼"`` read as Latin-1), so the four steps repeat until the text stops
-changing. Every step only shortens the text or leaves its length alone, so this ends quickly:
-real abstracts need one pass, and two confirm it.
+changing. Steps 1, 3 and 4 never lengthen the text (a repair turns a mojibake sequence into
+fewer characters); NFC can (a character excluded from composition, such as U+0958, becomes two
+code points), but it leaves NFC text as it is, so after the first pass it acts only on what a
+repair has just made. Real abstracts need one pass, and two confirm it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Statistics of a build, computed from its tables: the only source of numbers in the docs."""
+"""Statistics of a build, computed from its tables, for the documents that describe it."""
 
 from __future__ import annotations
 
