@@ -111,17 +111,17 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
         )
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
-    changelog = read_resource("CHANGELOG.md")
+    changelog = read_resource(release.CHANGELOG)
     r = release.Release(
         dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
     )
     write_text(out / MANIFEST, dumps_json(manifest))
     write_text(out / release.CARD, card(r))
     write_text(out / release.DATASHEET, datasheet(r))
-    write_text(out / "LICENSE.md", texts.license_md())
-    write_text(out / "CHANGELOG.md", changelog)
-    write_text(out / "datapackage.json", dumps_json(datapackage.datapackage(r)))
-    write_text(out / "croissant.json", dumps_json(croissant.croissant(r)))
+    write_text(out / release.LICENSE, texts.license_md())
+    write_text(out / release.CHANGELOG, changelog)
+    write_text(out / release.DATAPACKAGE, dumps_json(datapackage.datapackage(r)))
+    write_text(out / release.CROISSANT, dumps_json(croissant.croissant(r)))
     write_text(out / release.SUMS, release.sha256sums(out, {d.path: d.sha256 for d in data.values()}))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import texts
 from .doc_blocks import column_table, config_block, ids_block, inputs_table, relation_table, statistics_block
-from .release import Release
+from .release import LICENSE, Release
 from .schema import TABLES, hf_features_dict, table_schema
 from .write import data_path
 
@@ -38,7 +38,7 @@ def card_data(r: Release):
         pretty_name=texts.TITLE,
         license=texts.CARD_LICENSE,
         license_name=texts.CARD_LICENSE_NAME,
-        license_link="LICENSE.md",
+        license_link=LICENSE,
         language=["en"],
         # No labels, summaries or relevance judgements: a corpus to search, not a supervised task.
         task_categories=["text-retrieval"],

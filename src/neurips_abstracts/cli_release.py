@@ -145,14 +145,15 @@ def diff(old, new, fmt, write_changelog) -> None:
 
     from .diff import compare, load_side, to_markdown
     from .diff import write_changelog as add_entry
+    from .release import CHANGELOG
     from .resources import checkout
 
     try:
         d = compare(load_side(old), load_side(new))
         if write_changelog:
             if checkout() is None:  # an installed package: its CHANGELOG is a copy inside the wheel
-                raise DumpError("CHANGELOG.md", "--write-changelog edits the project's CHANGELOG.md: run it from a checkout")
-            add_entry(d, checkout() / "CHANGELOG.md")
+                raise DumpError(CHANGELOG, f"--write-changelog edits the project's {CHANGELOG}: run it from a checkout")
+            add_entry(d, checkout() / CHANGELOG)
     except ValueError as exc:
         fail(exc)
     click.echo(json.dumps(d, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(d))

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from .errors import DumpError
 from .names import MANIFEST, holds_release
 from .previous import damaged
-from .release import changelog_date
+from .release import CHANGELOG, changelog_date
 from .resources import checkout
 from .schema import TABLES
 from .write import data_path
@@ -69,7 +69,7 @@ def release_commit(version: str, repo: Path) -> str | None:
     next release between releases, so the first commit holding a version is usually not its
     release. For releases from before dated entries: the first commit holding the version with
     an entry for it, else the first holding it at all. None if no commit held it."""
-    log = _git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", "dist/CHANGELOG.md")
+    log = _git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
     if log.returncode != 0:
         return None
     entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
@@ -81,7 +81,7 @@ def release_commit(version: str, repo: Path) -> str | None:
         except ValueError:
             held = False
         if held:
-            changelog = _git_text(repo, commit, "CHANGELOG.md") or ""
+            changelog = _git_text(repo, commit, CHANGELOG) or ""
             if changelog_date(changelog, version):
                 return commit
             first_held = first_held or commit

@@ -20,6 +20,10 @@ from .names import SUMS
 
 CARD = "README.md"
 DATASHEET = "DATASHEET.md"
+LICENSE = "LICENSE.md"
+CHANGELOG = "CHANGELOG.md"  # the project's, copied into the release
+DATAPACKAGE = "datapackage.json"
+CROISSANT = "croissant.json"
 
 
 def changelog_date(changelog: str, version: str) -> str | None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .names import MANIFEST, holds_release
-from .release import CARD, SUMS, sha256_file
+from .names import MANIFEST, SUMS, holds_release
+from .release import CARD, CHANGELOG, CROISSANT, DATAPACKAGE, sha256_file
 from .schema import TABLES
 from .write import data_path
 
@@ -31,7 +31,7 @@ def frictionless_problems(dist: Path) -> list[str]:
     """What frictionless's own validation says of ``dist``'s data package and its data."""
     from frictionless import validate
 
-    report = validate(str(dist / "datapackage.json"))
+    report = validate(str(dist / DATAPACKAGE))
     messages = [e.message for e in report.errors] + [e.message for task in report.tasks for e in task.errors]
     return _capped("datapackage.json: frictionless: ", messages)
 
@@ -52,7 +52,7 @@ def croissant_problems(dist: Path) -> list[str]:
     except ImportError:
         return []
     try:
-        issues = mlc.Dataset(jsonld=str(dist / "croissant.json")).metadata.ctx.issues
+        issues = mlc.Dataset(jsonld=str(dist / CROISSANT)).metadata.ctx.issues
     except mlc.ValidationError as exc:
         return _capped("croissant.json: mlcroissant: ", [line for line in str(exc).splitlines() if line.strip()])
     warnings = sorted(issues.warnings)
@@ -68,7 +68,7 @@ def _unreleased(dist: Path) -> bool:
 
     try:
         version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-        return changelog_date((dist / "CHANGELOG.md").read_text(encoding="utf-8"), version) is None
+        return changelog_date((dist / CHANGELOG).read_text(encoding="utf-8"), version) is None
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -84,7 +84,7 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
         from .errors import DumpError
 
-        what = "no release here (no SHA256SUMS)" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
+        what = f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
         raise DumpError(str(dist), what)
     if not sums_path.is_file():
         return [f"{SUMS}: {'not a file' if sums_path.exists() else 'missing'}"]
@@ -111,12 +111,12 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
             problems.append(f"{label}: sha256 of {path} is {actual[path]}, it says {digest}")
 
     try:
-        package = json.loads((dist / "datapackage.json").read_text(encoding="utf-8"))
+        package = json.loads((dist / DATAPACKAGE).read_text(encoding="utf-8"))
         for res in package["resources"]:
-            described("datapackage.json", res["path"], res["hash"].removeprefix("sha256:"))
-        croissant = json.loads((dist / "croissant.json").read_text(encoding="utf-8"))
+            described(DATAPACKAGE, res["path"], res["hash"].removeprefix("sha256:"))
+        croissant = json.loads((dist / CROISSANT).read_text(encoding="utf-8"))
         for obj in croissant["distribution"]:
-            described("croissant.json", obj["contentUrl"], obj["sha256"])
+            described(CROISSANT, obj["contentUrl"], obj["sha256"])
         card = DatasetCard.load(dist / CARD).data.to_dict()
         for info in card["dataset_info"]:
             path = dist / data_path(info["config_name"])
