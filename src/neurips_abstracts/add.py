@@ -120,7 +120,7 @@ def plan_add(
 
 
 def _previous(raw: Path):
-    from .build import previous_release
+    from .previous import previous_release
 
     return previous_release(raw)
 

@@ -13,38 +13,16 @@ from .guard import check_replaceable, remove_litter, temporary_folder
 from .errors import DumpError
 from .load import dump_paths, read_meta
 from .manifest import build_manifest
-from .names import MANIFEST
+from .names import MANIFEST, release_beside
 from .resources import dataset_version, hub_repo, maintainers
 from .resources import read_text as read_resource
 from .pipeline import BuildResult, no_timer, run
-from .previous import PreviousRelease, is_release, published_change, read_previous
+from .previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
 from .schema import TABLES
 from .stats import compute as compute_stats
 from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
 
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
-
-
-BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
-
-
-def previous_release(
-    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
-) -> PreviousRelease | None:
-    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
-    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
-    first release."""
-    if previous is None or isinstance(previous, PreviousRelease):
-        return previous
-    if previous == BESIDE_RAW:
-        beside = Path(raw_dir).parent / "dist"
-        return read_previous(beside) if is_release(beside) else None
-    try:
-        return read_previous(previous)
-    except DumpError:
-        raise
-    except ValueError as exc:
-        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
 
 
 def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]:
@@ -145,7 +123,7 @@ def build(
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
     check_replaceable(out, **guard)
-    for folder in {Path(out), Path(raw_dir).parent / "dist"}:  # a release a killed build moved aside comes back first
+    for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     with gc_paused():
         result = produce(raw_dir, config, stage, previous)

@@ -27,8 +27,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     Example:
         python build_dataset.py build --raw raw --out dist
     """
-    from .build import BESIDE_RAW
     from .build import build as run_build
+    from .previous import BESIDE_RAW
 
     from .docs import docs_skipped, refresh
     from .resources import CHECKOUT_ROOT

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .errors import DumpError
 from .load import is_hidden
-from .names import DUMP_SUFFIX, MANIFEST, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar
+from .names import DUMP_SUFFIX, MANIFEST, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
 
 MARK = "neurips-abstracts"
 REPOSITORY_MARKERS = ("pyproject.toml", ".git")
@@ -115,7 +115,7 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
     root, project_raw, project_dist = project_folders()
     raws = [_resolve(Path(r)) for r in raw] + [project_raw]
     kept = [_resolve(Path(k)) for k in keep]
-    dists = [r.parent / "dist" for r in raws] + [_resolve(Path(r)) for r in releases] + [project_dist]
+    dists = [release_beside(r) for r in raws] + [_resolve(Path(r)) for r in releases] + [project_dist]
     if real in [root.resolve(), *root.resolve().parents]:
         raise Refused(target, f"it holds the project {root}")
     for folder, what in [*((r, "raw folder") for r in raws), *((k, "input") for k in kept)]:

@@ -27,6 +27,12 @@ def holds_release(folder: str | Path) -> bool:
     return (Path(folder) / MANIFEST).is_file()
 
 
+def release_beside(raw_dir: str | Path) -> Path:
+    """The release next to a raw folder (``raw/`` -> ``dist/``): the one a build of it keeps
+    the ids of, unless told otherwise."""
+    return Path(raw_dir).parent / "dist"
+
+
 def dump_of_sidecar(name: str) -> str:
     """The name of the dump whose metadata file is named ``name``."""
     return name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DumpError
-from .names import MANIFEST, holds_release
+from .names import MANIFEST, holds_release, release_beside
 from .sidecar import DumpMeta, changed_since_published
 from .write import data_path
 
@@ -126,6 +126,28 @@ def _table(path: Path, pq, columns: list[str] | None = None):
     except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
         exc.release_file = path
         raise
+
+
+BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
+
+
+def previous_release(
+    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
+) -> PreviousRelease | None:
+    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
+    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
+    first release."""
+    if previous is None or isinstance(previous, PreviousRelease):
+        return previous
+    if previous == BESIDE_RAW:
+        beside = release_beside(raw_dir)
+        return read_previous(beside) if is_release(beside) else None
+    try:
+        return read_previous(previous)
+    except DumpError:
+        raise
+    except ValueError as exc:
+        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:

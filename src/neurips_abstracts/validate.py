@@ -217,12 +217,11 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
     the facts that release published for the same bytes (``sidecar.published_meta``); a dump
     without one that no release knows (a warning: the build accepts it, ordered last)."""
     from .load import read_meta
-    from .previous import is_release, published_change, read_previous
+    from .previous import previous_release, published_change
     from .sidecar import changed_since_added, no_metadata_warning, published_meta, sidecar_name
 
     raw = Path(raw_dir)
-    beside = raw.parent / "dist"
-    previous = read_previous(beside) if is_release(beside) else None
+    previous = previous_release(raw)
     out: list[Finding] = []
     for name, sha in shas.items():
         where = str(raw / name)
