@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 from .build import STAGES
-from .release import DATASHEET, PROJECT_ROOT
-from .resources import checkout, hub_repo
+from .release import DATASHEET
+from .resources import CHECKOUT_ROOT, checkout, hub_repo
 
 BENCHMARKS_README = "benchmarks/README.md"
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
@@ -308,7 +308,7 @@ def _result(root: Path, name: str) -> dict | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def benchmark_blocks(root: Path = PROJECT_ROOT) -> dict[str, str]:
+def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
     """benchmarks/README.md's blocks, made from benchmarks/results/ alone."""
     return {
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
@@ -371,7 +371,7 @@ _HEADLINES = (  # results file, section of benchmarks/README.md, what it measure
 )
 
 
-def headline_block(root: Path = PROJECT_ROOT) -> str:
+def headline_block(root: Path = CHECKOUT_ROOT) -> str:
     """README's benchmark table: one line per benchmark, each from its results file."""
     lines = ["| benchmark | headline | rerun |", "|---|---|---|"]
     for name, anchor, what, headline in _HEADLINES:
@@ -410,13 +410,13 @@ def _write_changed(expected: dict[Path, str | None]) -> list[Path]:
     return changed
 
 
-def refresh_benchmark_blocks(root: Path = PROJECT_ROOT) -> list[Path]:
+def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the benchmark blocks of README.md and benchmarks/README.md from the results files
     (what a benchmark run does at its end, without a build); return the files that changed."""
     return _write_changed(_filled(root, _benchmark_docs(root)))
 
 
-def expected_docs(dist: Path, root: Path = PROJECT_ROOT) -> dict[Path, str | None]:
+def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
     """What ``root``'s DATASHEET.md, README.md and benchmarks/README.md should say for the build in
     ``dist`` and the results in benchmarks/results/ (None: a README that is missing)."""
     manifest = json.loads((dist / "build_manifest.json").read_text(encoding="utf-8"))
@@ -425,7 +425,7 @@ def expected_docs(dist: Path, root: Path = PROJECT_ROOT) -> dict[Path, str | Non
     return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
 
 
-def refresh(dist: Path, root: Path = PROJECT_ROOT) -> list[Path]:
+def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the generated docs from ``dist``; return the files that changed."""
     return _write_changed(expected_docs(dist, root))
 
@@ -442,7 +442,7 @@ def docs_skipped(dist: str | Path) -> str | None:
     return None
 
 
-def stale(dist: Path, root: Path = PROJECT_ROOT) -> list[str]:
+def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
     """The generated docs of ``root`` that differ from what ``dist`` and the results files make
     (a missing one included), as paths relative to ``root``."""
     return [
