@@ -1,5 +1,5 @@
 """What every benchmark shares: the same process conditions for every method, and the facts of
-the machine a run used, read from the machine at run time (README renders them from the
+the machine a run used, read from the machine at run time (benchmarks/README.md renders them from the
 results files; nothing about the machine is typed anywhere)."""
 
 from __future__ import annotations
@@ -112,7 +112,8 @@ def command(module: str) -> str:
 
 
 def write_results(path, result: dict) -> None:
-    """Write a benchmark's results file, then rewrite README's blocks from the results files."""
+    """Write a benchmark's results file, then rewrite the benchmark blocks of README.md and
+    benchmarks/README.md from the results files."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     from neurips_abstracts.docs import refresh_benchmark_blocks

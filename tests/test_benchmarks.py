@@ -128,7 +128,8 @@ def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
 
 
 def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
-    """Machine facts and ratios in README come from the results files: change the file, the text follows."""
+    """Machine facts and ratios in benchmarks/README.md, and the headlines in README.md, come from
+    the results files: change the file, the text follows."""
     import json
     import shutil
 
@@ -138,6 +139,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
 
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
+    shutil.copy(ROOT / "benchmarks" / "README.md", tmp_path / "benchmarks" / "README.md")
     results = tmp_path / "benchmarks" / "results"
     machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
                "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
@@ -155,9 +157,15 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
             r["whole_pipeline_ratio"] = 15.0
         if name == "linearity":
             data["max_ratio"], data["max_1mb_cpu_seconds"] = 10.4, 0.75
+        if name == "near_dup":
+            data["summary"]["speedup_vs_datasketch"] = 77.7
         (results / f"{name}.json").write_text(json.dumps(data))
-    assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md"]
-    text = (tmp_path / "README.md").read_text()
+    assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md", tmp_path / "benchmarks" / "README.md"]
+    headlines = (tmp_path / "README.md").read_text()
+    assert "time(1 MB) / time(100 kB) at most 10.4" in headlines and "slowest 1 MB record 0.75 s CPU" in headlines
+    assert "77.7x datasketch's speed (contended)" in headlines  # load 60 on 48 cores
+    assert "Imaginary CPU" not in headlines  # the machine is told in benchmarks/README.md
+    text = (tmp_path / "benchmarks" / "README.md").read_text()
     assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
     assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
     assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text

@@ -191,12 +191,51 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
     root.mkdir()
     shutil.copy(ROOT / "README.md", root / "README.md")
     shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
+    shutil.copy(ROOT / "benchmarks" / "README.md", root / "benchmarks" / "README.md")
     refresh(seeds_dist, root)  # what `build` does to the project's docs
     assert stale(seeds_dist, root) == []
     readme, n = (root / "README.md").read_text(), seed_counts()["papers"]
     (root / "README.md").write_text(readme.replace(f"**{n} papers**", f"**{n - 1} papers**"))
     (root / "DATASHEET.md").write_text("old")
     assert stale(seeds_dist, root) == ["DATASHEET.md", "README.md"]
+    refresh(seeds_dist, root)
+    results = root / "benchmarks" / "results" / "startup.json"
+    startup = json.loads(results.read_text())
+    results.write_text(json.dumps(startup | {"median_seconds": startup["median_seconds"] + 1}))
+    assert stale(seeds_dist, root) == ["README.md", "benchmarks/README.md"]  # the headline and the full table
+    refresh(seeds_dist, root)
+    assert stale(seeds_dist, root) == []
+    (root / "benchmarks" / "README.md").unlink()
+    assert stale(seeds_dist, root) == ["benchmarks/README.md"]  # missing is stale, and refresh cannot invent it
+
+
+def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp_path):
+    """`check` in a checkout (a copy of this one, built from the seeds) fails on a hand-edited
+    benchmarks/README.md, names it and the command; that command makes `check` pass."""
+    project = tmp_path / "project"
+    for name in ("src", "schema", "templates", "benchmarks/results"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "benchmarks/README.md"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(SEED_DIR, project / "raw")
+
+    def run(*args):
+        return subprocess.run([sys.executable, str(project / "build_dataset.py"), *args], cwd=project,
+                              capture_output=True, text=True, timeout=600)
+
+    built = run("build", "--first-release")
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert run("check").returncode == 0
+    table = project / "benchmarks" / "README.md"
+    text = table.read_text()
+    assert "| read |" in text  # the scale table is there to edit
+    table.write_text(text.replace("| read |", "| reading |", 1))
+    proc = run("check")
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[0] == "stale: benchmarks/README.md"
+    assert "run: python build_dataset.py build --raw raw --out dist" in proc.stderr
+    assert run("build").returncode == 0 and table.read_text() == text
+    assert run("check").returncode == 0
 
 
 def test_card_yaml_has_no_absolute_paths_or_times(seeds_dist):

@@ -152,7 +152,7 @@ def check(
 ) -> list[str]:
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
-    DATASHEET.md and README.md."""
+    DATASHEET.md, README.md and benchmarks/README.md."""
     from .docs import stale
 
     if Path(dist).exists() and not Path(dist).is_dir():

@@ -64,8 +64,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     """Rebuild RAW into a temporary folder and fail if DIST differs from it.
 
-    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md and README.md
-    are compared too (unless --no-docs); anywhere else (an installed package, another folder)
+    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md, README.md and
+    benchmarks/README.md are compared too (unless --no-docs); anywhere else (an installed package, another folder)
     only DIST is, and the message says so. Exits 1 and names every stale file;
     `python build_dataset.py build` fixes them.
 
@@ -90,7 +90,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     if skipped:
         click.echo(f"{dist_dir}/ is up to date with {raw_dir}/; {skipped}")
     else:
-        click.echo(f"{dist_dir}/, DATASHEET.md and README.md are up to date with {raw_dir}/")
+        click.echo(f"{dist_dir}/, DATASHEET.md, README.md and benchmarks/README.md are up to date with {raw_dir}/")
 
 
 @click.command(cls=AsInvokedCommand)

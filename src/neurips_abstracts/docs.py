@@ -1,7 +1,10 @@
-"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md.
+"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md and
+benchmarks/README.md.
 
-Both are made from a build (dist/) and from benchmark results (benchmarks/results/), never typed
-by hand. ``python build_dataset.py build`` refreshes them; ``check`` fails when they are stale.
+They are made from a build (dist/) and from benchmark results (benchmarks/results/), never typed
+by hand: README.md holds one headline per benchmark, benchmarks/README.md the full tables.
+``python build_dataset.py build`` refreshes them, a benchmark run refreshes the two READMEs'
+benchmark blocks; ``check`` fails when any of them is stale.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from .release import DATASHEET
 from .resources import CHECKOUT_ROOT, checkout, hub_repo
 from .stages import STAGES
 
+BENCHMARKS_README = "benchmarks/README.md"
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
@@ -217,7 +221,7 @@ def scale_block(result: dict | None) -> str:
             f"({dup['seconds_2n']:.1f} s for the {dup['records']:,}).",
             "",
         ]
-    lines.append("![Build time against N](benchmarks/results/scale.png)")
+    lines.append("![Build time against N](results/scale.png)")  # relative to benchmarks/README.md
     return "\n".join(lines) + "\n"
 
 
@@ -306,7 +310,7 @@ def _result(root: Path, name: str) -> dict | None:
 
 
 def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
-    """README's blocks made from benchmarks/results/ alone."""
+    """benchmarks/README.md's blocks, made from benchmarks/results/ alone."""
     return {
         "near-dup-benchmark": near_dup_block(_result(root, "near_dup")),
         "scale-benchmark": scale_block(_result(root, "scale")),
@@ -314,6 +318,68 @@ def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
         "plain-fidelity-benchmark": plain_fidelity_block(_result(root, "plain_fidelity")),
         "linearity-benchmark": linearity_block(_result(root, "linearity")),
     }
+
+
+def _busy(result: dict) -> str:
+    """" (contended)" when the results file says the machine had more work than cores."""
+    load, m = result.get("load_average") or {}, result.get("machine")
+    if not (m and load.get("start") and load.get("end")):
+        return ""
+    return " (contended)" if max(load["start"][0], load["end"][0]) > m["usable_cores"] else ""
+
+
+def _near_dup_headline(r: dict) -> str:
+    s = r["summary"]
+    return (
+        f"realistic revisions rejoin their paper with recall {s['ours_realistic_recall']:.4f}, "
+        f"{s['ours_realistic_false_merges']} distinct papers merged; {s['speedup_vs_datasketch']:.1f}x datasketch's speed"
+        + _busy(r)
+    )
+
+
+def _plain_fidelity_headline(r: dict) -> str:
+    damage = ", ".join(f"{r['counts'][key]:,} {label.split(' (')[0]}" for key, label in _FIDELITY_CLASSES if r["counts"][key])
+    best = min(r.get("candidates", {}).items(), key=lambda kv: kv[1]["counts"]["dropped"], default=None)
+    alternative = f"; the best alternative, {best[0]}, {best[1]['counts']['dropped']:,} dropped" if best else ""
+    return f"{r['abstracts']:,} real abstracts: {damage or 'no damage'}{alternative}"
+
+
+def _linearity_headline(r: dict) -> str:
+    return (
+        f"time(1 MB) / time(100 kB) at most {r['max_ratio']:.1f} over {len(r['kinds'])} adversarial records "
+        f"(linear 10, quadratic 100); slowest 1 MB record {r['max_1mb_cpu_seconds']:.2f} s CPU"
+    )
+
+
+def _startup_headline(r: dict) -> str:
+    return f"`python build_dataset.py build` of the seed dumps in a new process: {r['median_seconds']:.2f} s wall" + _busy(r)
+
+
+def _scale_headline(result: dict) -> str:
+    r = max(result["results"], key=lambda r: r["n"])
+    return (
+        f"{r['n']:,} raw records: {r['total_seconds']:.1f} s, peak memory {_gib(r['peak_bytes'])}; a plain reference "
+        f"pipeline takes {r['whole_pipeline_ratio']:.1f}x that" + _busy(r)
+    )
+
+
+_HEADLINES = (  # results file, section of benchmarks/README.md, what it measures, its headline
+    ("near_dup", "near-duplicate-detection", "near-duplicate detection", _near_dup_headline),
+    ("plain_fidelity", "plain-text-fidelity", "plain-text damage", _plain_fidelity_headline),
+    ("linearity", "linearity", "rendering time against record length", _linearity_headline),
+    ("startup", "start-up", "everyday build", _startup_headline),
+    ("scale", "scale", "build at scale", _scale_headline),
+)
+
+
+def headline_block(root: Path = CHECKOUT_ROOT) -> str:
+    """README's benchmark table: one line per benchmark, each from its results file."""
+    lines = ["| benchmark | headline | rerun |", "|---|---|---|"]
+    for name, anchor, what, headline in _HEADLINES:
+        result = _result(root, name)
+        text = headline(result) if result and "machine" in result else "no results yet"
+        lines.append(f"| [{what}]({BENCHMARKS_README}#{anchor}) | {text} | `python -m benchmarks.{name}` |")
+    return "\n".join(lines) + "\n"
 
 
 def _fill(text: str, blocks: dict[str, str]) -> str:
@@ -324,40 +390,45 @@ def _fill(text: str, blocks: dict[str, str]) -> str:
     return _BLOCK_RE.sub(fill, text)
 
 
-def render_readme(text: str, manifest: dict, root: Path = CHECKOUT_ROOT) -> str:
-    return _fill(text, {"stats": stats_block(manifest), "pinned-load": pinned_load_block(manifest), **benchmark_blocks(root)})
+def _filled(root: Path, blocks: dict[Path, dict[str, str]]) -> dict[Path, str | None]:
+    """Each file with its generated blocks filled in (None: the file is missing)."""
+    return {
+        path: _fill(path.read_text(encoding="utf-8"), body) if path.is_file() else None
+        for path, body in blocks.items()
+    }
+
+
+def _benchmark_docs(root: Path) -> dict[Path, dict[str, str]]:
+    return {root / "README.md": {"benchmark-headlines": headline_block(root)}, root / BENCHMARKS_README: benchmark_blocks(root)}
+
+
+def _write_changed(expected: dict[Path, str | None]) -> list[Path]:
+    changed = []
+    for path, text in expected.items():
+        if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
+            path.write_text(text, encoding="utf-8", newline="\n")
+            changed.append(path)
+    return changed
 
 
 def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
-    """Rewrite README's benchmark blocks from the results files (what a benchmark run does at
-    its end, without a build); return README if it changed."""
-    readme = root / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    new = _fill(text, benchmark_blocks(root))
-    if new == text:
-        return []
-    readme.write_text(new, encoding="utf-8", newline="\n")
-    return [readme]
+    """Rewrite the benchmark blocks of README.md and benchmarks/README.md from the results files
+    (what a benchmark run does at its end, without a build); return the files that changed."""
+    return _write_changed(_filled(root, _benchmark_docs(root)))
 
 
-def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str]:
-    """What ``root``'s DATASHEET.md and README.md should say for the build in ``dist``."""
+def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
+    """What ``root``'s DATASHEET.md, README.md and benchmarks/README.md should say for the build in
+    ``dist`` and the results in benchmarks/results/ (None: a README that is missing)."""
     manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
-    readme = root / "README.md"
-    return {
-        root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"),
-        readme: render_readme(readme.read_text(encoding="utf-8"), manifest, root),
-    }
+    blocks = _benchmark_docs(root)
+    blocks[root / "README.md"] |= {"stats": stats_block(manifest), "pinned-load": pinned_load_block(manifest)}
+    return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
 
 
 def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the generated docs from ``dist``; return the files that changed."""
-    changed = []
-    for path, text in expected_docs(dist, root).items():
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8", newline="\n")
-            changed.append(path)
-    return changed
+    return _write_changed(expected_docs(dist, root))
 
 
 def docs_skipped(dist: str | Path) -> str | None:
@@ -373,8 +444,10 @@ def docs_skipped(dist: str | Path) -> str | None:
 
 
 def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
+    """The generated docs of ``root`` that differ from what ``dist`` and the results files make
+    (a missing one included), as paths relative to ``root``."""
     return [
         path.relative_to(root).as_posix()
         for path, text in expected_docs(dist, root).items()
-        if not path.is_file() or path.read_text(encoding="utf-8") != text
+        if text is None or not path.is_file() or path.read_text(encoding="utf-8") != text
     ]
