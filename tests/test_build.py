@@ -10,7 +10,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, SEED_DIR, make_dump, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, make_dump, run_cli, run_process, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -44,7 +44,7 @@ def test_byte_identical_across_env_folders_and_file_order(tmp_path):
         raw.mkdir(parents=True)
         for f in order:  # written in a different order: different directory order on disk
             (raw / f.name).write_bytes(f.read_bytes())
-        proc = run_cli("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
+        proc = run_process("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
         assert proc.returncode == 0, proc.stderr
         outs.append(work / "dist")
     assert diff_dirs(outs[0], outs[1]) == []
@@ -125,7 +125,7 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     import pty
     import sys
 
-    quiet = run_cli("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
+    quiet = run_process("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
     assert quiet.returncode == 0 and quiet.stderr == ""  # redirected: no bar
     out = tmp_path / "b"
     pid, fd = pty.fork()

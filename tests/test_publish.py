@@ -11,7 +11,7 @@ from neurips_abstracts.build import build
 from neurips_abstracts.publish import repo_id_problem, stage_release
 from neurips_abstracts.resources import dataset_version, hub_repo
 
-from .conftest import make_dump, run_cli, seed_files
+from .conftest import make_dump, run_cli, run_process, seed_files
 from .hub_server import Hub
 
 TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
@@ -57,7 +57,7 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None):
         env["HF_TOKEN"] = token
     else:
         env["HF_TOKEN"] = ""
-    proc = run_cli("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args,
+    proc = run_process("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args,
                    env=env)
     for secret in (TOKEN, OTHER):
         assert secret not in proc.stdout and secret not in proc.stderr

@@ -16,7 +16,7 @@ from neurips_abstracts.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.verify import verify
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, SEED_DIR, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, run_cli, run_process, seed_counts, seed_files
 
 
 @pytest.fixture
@@ -346,7 +346,7 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     shutil.copytree(releases["raw"], raw)
     (raw / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A new abstract on sparse attention for long genomes."]))
     build(raw, tmp_path / "new")
-    run = run_cli("diff", str(releases["dist"]), str(tmp_path / "new"), "--format", "json")
+    run = run_process("diff", str(releases["dist"]), str(tmp_path / "new"), "--format", "json")
     assert run.returncode == 0, run.stderr
     assert len(json.loads(run.stdout)["added"]) == 1
 
