@@ -40,7 +40,7 @@ CORPUS_HINT = "python -m pytest -m corpus (needs the real corpora in ../shared)"
 # Variables the CLI reads while it runs: run_cli sets them for the call. Anything else (the
 # hash seed, time zone, locale, huggingface_hub's settings read at import, the kill switch of
 # the guard's tests) needs a new process: run_process.
-IN_PROCESS_ENV = frozenset({"NEURIPS_ABSTRACTS_DEBUG", "GITHUB_ACTIONS"})
+IN_PROCESS_ENV = frozenset({"NEURIPS_ABSTRACTS_DEBUG", "GITHUB_ACTIONS", "HF_TOKEN"})
 
 
 def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
