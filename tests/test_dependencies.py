@@ -2,10 +2,12 @@
 pyproject.toml: every third-party import is declared, every declared dependency is imported."""
 
 import ast
+import functools
 import re
 import sys
 import tomllib
-from importlib.metadata import packages_distributions, requires
+from importlib.metadata import packages_distributions as _scan_installed
+from importlib.metadata import requires
 
 import pytest
 
@@ -15,6 +17,13 @@ PACKAGE = ROOT / "src" / "neurips_abstracts"
 # Declared though the package does not import it: a library we call imports it for us without
 # requiring it. Each entry is checked below to still be so.
 NEEDED_BY = {"jinja2": ("huggingface-hub", "huggingface_hub.repocard", "import jinja2")}
+
+
+@functools.cache
+def packages_distributions() -> dict[str, list[str]]:
+    """Which installed distributions provide each top-level module: one scan of everything
+    installed, made once (the environment does not change during a run)."""
+    return _scan_installed()
 
 
 def _name(requirement: str) -> str:
