@@ -40,6 +40,26 @@ def test_load_dataset_offline_with_declared_features(seeds_dist, tmp_path, monke
         assert ds.info.splits["train"].num_examples == rows
 
 
+def test_card_is_what_huggingface_hubs_dataset_card_makes(seeds_dist, tmp_path, monkeypatch):
+    """The build renders the card without importing huggingface_hub's repocard module (see
+    release.render_card): a build whose card is made by DatasetCard.from_template itself writes
+    the same bytes."""
+    from huggingface_hub import DatasetCard
+
+    from neurips_abstracts import release
+    from neurips_abstracts.build import build
+
+    made = []
+
+    def by_the_library(data, template, **fields):
+        made.append(DatasetCard.from_template(data, template_str=template, **fields).content)
+        return made[-1]
+
+    monkeypatch.setattr(release, "render_card", by_the_library)
+    build(SEED_DIR, tmp_path / "dist", previous=None)
+    assert len(made) == 1 and (tmp_path / "dist" / "README.md").read_bytes() == (seeds_dist / "README.md").read_bytes()
+
+
 def test_card_parses_and_agrees_with_parquet(seeds_dist):
     from huggingface_hub import DatasetCard
 

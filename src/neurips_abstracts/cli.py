@@ -105,6 +105,9 @@ def main() -> None:
 @contextlib.contextmanager
 def stage_progress():
     """A progress bar over the build's stages on a terminal; nothing when output is redirected."""
+    if not sys.stderr.isatty():  # no bar to draw: tqdm is not even imported
+        yield lambda name: contextlib.nullcontext()
+        return
     from tqdm import tqdm
 
     from .build import STAGES
