@@ -6,6 +6,7 @@ the default run deselects (run them with `python -m pytest -m corpus`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -36,8 +37,58 @@ HEADER = "NeurIPS 2026 论文列表"
 CORPUS_HINT = "python -m pytest -m corpus (needs the real corpora in ../shared)"
 
 
+# Variables the CLI reads while it runs: run_cli sets them for the call. Anything else (the
+# hash seed, time zone, locale, huggingface_hub's settings read at import, the kill switch of
+# the guard's tests) needs a new process: run_process.
+IN_PROCESS_ENV = frozenset({"NEURIPS_ABSTRACTS_DEBUG", "GITHUB_ACTIONS", "HF_TOKEN"})
+
+
 def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the CLI as a user would: a new Python process on build_dataset.py."""
+    """Run the CLI as a user would, in this process: the entry point build_dataset.py calls
+    (``main`` with its program name and these arguments) in folder ``cwd``, its stdout and
+    stderr captured apart, its exit status returned as a process's would be. An exception that
+    escapes (a traceback a user would see) is written to stderr with status 1, as Python does.
+    What needs a process of its own (the exit as the OS sees it, signals, interpreter shutdown,
+    settings read at start-up) uses ``run_process``."""
+    import traceback
+
+    from click.testing import CliRunner
+
+    from neurips_abstracts.cli import main
+
+    unsupported = set(env or {}) - IN_PROCESS_ENV
+    assert not unsupported, f"run_cli cannot set {sorted(unsupported)} in this process: use run_process"
+    _pyarrow_pandas_decided()
+    with _working_directory(cwd):
+        result = CliRunner().invoke(main, list(args), env=env, prog_name="python build_dataset.py")
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess([sys.executable, str(ROOT / "build_dataset.py"), *args],
+                                       result.exit_code, result.stdout, stderr)
+
+
+@contextlib.contextmanager
+def _working_directory(path: Path):
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def _pyarrow_pandas_decided() -> None:
+    """pyarrow asks once per process whether pandas can be imported, the first time it makes an
+    array; the build command asks it with pandas hidden (see cli.build). Asked here first, so
+    that the answer for the rest of the test session does not depend on which test ran first."""
+    import pyarrow as pa
+
+    pa.array([0])
+
+
+def run_process(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI in a new Python process on build_dataset.py, exactly as a user does."""
     return subprocess.run(
         [sys.executable, str(ROOT / "build_dataset.py"), *args],
         cwd=cwd,

@@ -10,7 +10,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, SEED_DIR, make_dump, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, make_dump, run_cli, run_process, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -44,7 +44,7 @@ def test_byte_identical_across_env_folders_and_file_order(tmp_path):
         raw.mkdir(parents=True)
         for f in order:  # written in a different order: different directory order on disk
             (raw / f.name).write_bytes(f.read_bytes())
-        proc = run_cli("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
+        proc = run_process("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
         assert proc.returncode == 0, proc.stderr
         outs.append(work / "dist")
     assert diff_dirs(outs[0], outs[1]) == []
@@ -125,7 +125,7 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     import pty
     import sys
 
-    quiet = run_cli("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
+    quiet = run_process("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
     assert quiet.returncode == 0 and quiet.stderr == ""  # redirected: no bar
     out = tmp_path / "b"
     pid, fd = pty.fork()
@@ -182,17 +182,20 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
 
 def test_cli_build_imports_only_what_it_uses(tmp_path):
     """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
-    pandas and hypothesis parts, and the libraries only other commands use stay out of a build's
-    process (huggingface_hub is in: the card is its DatasetCard)."""
+    pandas and hypothesis parts, the libraries only other commands use, huggingface_hub's Hub
+    client (the card needs its DatasetCardData alone, see card.render_card) and tqdm when
+    output is redirected (no bar to draw) stay out of a build's process."""
     from neurips_abstracts.schema import hidden
 
+    unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
+              "huggingface_hub.repocard", "httpx2", "tqdm")
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'src')!r})\n"
         "from neurips_abstracts.cli import main\n"
         f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}]\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
-        "print(sorted(m for m in ('pandas', 'hypothesis', 'datasets', 'frictionless', 'mlcroissant') if m in sys.modules))\n"
+        f"print(sorted(m for m in {unused!r} if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

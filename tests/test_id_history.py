@@ -307,6 +307,7 @@ DEFAULT = settings(max_examples=20, stateful_step_count=8, derandomize=True, dea
 SLOW = settings(DEFAULT, max_examples=200, stateful_step_count=30)
 
 
+@pytest.mark.slow  # 20 sequences of 8 steps, each rebuild a release checked by the contracts: a quarter of the default run
 def test_ids_hold_under_any_history():
     run_state_machine_as_test(IdHistory, settings=DEFAULT)
 

@@ -12,7 +12,7 @@ from neurips_abstracts.hub_plan import repo_id_problem
 from neurips_abstracts.publish import stage_release
 from neurips_abstracts.resources import dataset_version, hub_repo
 
-from .conftest import make_dump, run_cli, seed_files
+from .conftest import make_dump, run_cli, run_process, seed_files
 from .hub_server import Hub
 
 TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
@@ -50,16 +50,29 @@ def hub():
         yield h
 
 
-def publish(project, hub, *args, token=TOKEN, endpoint=None):
+def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
+    """`publish` run as a user runs it against the test Hub, with HF_ENDPOINT, HF_HOME and
+    HF_TOKEN set. huggingface_hub reads the first two (and HF_HUB_DISABLE_XET) once, when it is
+    imported: ``process=True`` runs a new process with the variables themselves; otherwise the
+    command runs in this process with huggingface_hub's settings made as those variables make them."""
     # Without hf_xet's CAS server here, the client's LFS batch path is the one under test.
-    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(project.parent / "hf-home"), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_XET": "1"}
-    if token:
-        env["HF_TOKEN"] = token
+    hf_home = project.parent / "hf-home"
+    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(hf_home), "HF_HUB_DISABLE_TELEMETRY": "1",
+           "HF_HUB_DISABLE_XET": "1", "HF_TOKEN": token or ""}
+    args = ("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args)
+    if process:
+        proc = run_process(*args, env=env)
     else:
-        env["HF_TOKEN"] = ""
-    proc = run_cli("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args,
-                   env=env)
+        from huggingface_hub import constants
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
+            mp.setattr(constants, "HF_HOME", str(hf_home))
+            mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
+            mp.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
+            mp.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+            mp.setattr(constants, "HF_HUB_DISABLE_XET", True)
+            proc = run_cli(*args, env={"HF_TOKEN": env["HF_TOKEN"]})
     for secret in (TOKEN, OTHER):
         assert secret not in proc.stdout and secret not in proc.stderr
     return proc
@@ -83,7 +96,8 @@ PARQUET = re.compile(r"\.parquet$")
 
 
 def test_release_to_the_project_repo_uploads_exactly_dist(project, hub):
-    proc = publish(project, hub)  # --repo-id defaults to hub-repo of pyproject.toml
+    # a new process, configured by the environment variables alone
+    proc = publish(project, hub, process=True)  # --repo-id defaults to hub-repo of pyproject.toml
     assert proc.returncode == 0, proc.stderr
     files = hub.head_files(hub_repo())
     assert {k: v for k, v in files.items() if k != ".gitattributes"} == dist_bytes(project)

@@ -16,7 +16,7 @@ from neurips_abstracts.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.verify import verify
 from neurips_abstracts.write import data_path
 
-from .conftest import ROOT, SEED_DIR, run_cli, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, run_cli, run_process, seed_counts, seed_files
 
 
 @pytest.fixture
@@ -38,6 +38,26 @@ def test_load_dataset_offline_with_declared_features(seeds_dist, tmp_path, monke
         assert ds.num_rows == rows
         assert {k: v.dtype for k, v in ds.features.items()} == {k: v["dtype"] for k, v in hf_features_dict(config).items()}
         assert ds.info.splits["train"].num_examples == rows
+
+
+def test_card_is_what_huggingface_hubs_dataset_card_makes(seeds_dist, tmp_path, monkeypatch):
+    """The build renders the card without importing huggingface_hub's repocard module (see
+    card.render_card): a build whose card is made by DatasetCard.from_template itself writes
+    the same bytes."""
+    from huggingface_hub import DatasetCard
+
+    from neurips_abstracts import card
+    from neurips_abstracts.build import build
+
+    made = []
+
+    def by_the_library(data, template, **fields):
+        made.append(DatasetCard.from_template(data, template_str=template, **fields).content)
+        return made[-1]
+
+    monkeypatch.setattr(card, "render_card", by_the_library)
+    build(SEED_DIR, tmp_path / "dist", previous=None)
+    assert len(made) == 1 and (tmp_path / "dist" / "README.md").read_bytes() == (seeds_dist / "README.md").read_bytes()
 
 
 def test_card_parses_and_agrees_with_parquet(seeds_dist):
@@ -385,7 +405,7 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     shutil.copytree(releases["raw"], raw)
     (raw / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A new abstract on sparse attention for long genomes."]))
     build(raw, tmp_path / "new")
-    run = run_cli("diff", str(releases["dist"]), str(tmp_path / "new"), "--format", "json")
+    run = run_process("diff", str(releases["dist"]), str(tmp_path / "new"), "--format", "json")
     assert run.returncode == 0, run.stderr
     assert len(json.loads(run.stdout)["added"]) == 1
 

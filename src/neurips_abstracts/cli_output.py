@@ -42,6 +42,9 @@ def help_text(cmd: click.Command, ctx: click.Context, formatter) -> None:
 @contextlib.contextmanager
 def stage_progress():
     """A progress bar over the build's stages on a terminal; nothing when output is redirected."""
+    if not sys.stderr.isatty():  # no bar to draw: tqdm is not even imported
+        yield lambda name: contextlib.nullcontext()
+        return
     from tqdm import tqdm
 
     from .stages import STAGES
