@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -135,8 +136,9 @@ def parse(
                     raise copy_error(dump.name, other)
                 dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
                 records = dump.records
-                for column in POSITIONS:
-                    positions[column].extend(np.fromiter((getattr(r, column) for r in records), np.int64, len(records)))
+                columns = np.array(list(map(attrgetter(*POSITIONS), records)), dtype=np.int64).reshape(-1, len(POSITIONS))
+                for k, column in enumerate(POSITIONS):
+                    positions[column].extend(columns[:, k])
                 dump_col.extend(np.full(len(records), len(dumps), dtype=np.int32))
                 first = positions["byte_start"].n - len(records)
                 spool.append(data, positions["byte_start"].array()[first:], positions["byte_end"].array()[first:])

@@ -62,7 +62,8 @@ class Versions:
         new_first: list[int] = []
         for k, r in enumerate(dump.records):
             raw = r.text
-            v = None if raw.isascii() else of_raw.get(raw)
+            ascii_only = raw.isascii()
+            v = None if ascii_only else of_raw.get(raw)
             if v is None:
                 fixed = normalize(raw)
                 if not fixed:
@@ -73,7 +74,7 @@ class Versions:
                     texts.append(fixed)
                     self.sha.append(_sha256(fixed))
                     new_first.append(first_record + k)
-                if not raw.isascii():
+                if not ascii_only:
                     of_raw[raw] = v
             out[k] = v
         self.first.extend(np.array(new_first, dtype=np.int64))
