@@ -117,8 +117,9 @@ def parse(
     # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
     # at a time, so that no more than one dump's bytes are held.
     known = {}
-    for name, data in sorted(files, key=lambda f: f[0]):
-        known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
+    with stage("read"):
+        for name, data in sorted(files, key=lambda f: f[0]):
+            known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
     order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
     crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
     versions, spool = Versions(), Spool()
@@ -309,7 +310,7 @@ def run(
     release), and ids first published or retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered once per dump.
+    "normalize" are entered once per dump, and "read" also around hashing the dumps to order them.
     """
     parsed = parse(files, config, meta, previous, stage)
     try:
