@@ -33,15 +33,15 @@ class Spool:
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
-        spans of valid UTF-8), cut out by Arrow instead of one Python string at a time."""
+        spans of valid UTF-8) as one string array: the spans' bytes joined (a copy per span, no
+        Python string) and their offsets (Arrow's take over records and gaps cost four times more)."""
         n = len(start)
-        offsets = np.empty(2 * n + 1, dtype=np.int64)
-        offsets[0] = 0
-        offsets[1::2], offsets[2::2] = start, end
-        # Records and the gaps between them, as one string array over the bytes; the records
-        # are every other element.
-        spans = pa.Array.from_buffers(pa.large_string(), 2 * n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-        texts = spans.take(pa.array(np.arange(1, 2 * n, 2))).cast(pa.string())
+        view = memoryview(data)
+        body = b"".join([view[s:e] for s, e in zip(start.tolist(), end.tolist())])
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(end - start, out=offsets[1:])
+        texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)])
+        texts = texts.cast(pa.string())  # the spool's type; fails loudly past 2 GiB, as before
         self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
         self.rows += n
 
