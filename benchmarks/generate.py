@@ -20,6 +20,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+from neurips_abstracts.latex import bad_character
+
 from .corpus import real_abstracts
 from .near_dup import EDITS, SPAN_KINDS
 
@@ -78,8 +80,14 @@ def records(n: int, seed: int = SEED) -> tuple[list[str], list[int]]:
     out, labels = list(papers), list(range(n_papers))
     for _ in range(n_revisions):
         k = rng.randrange(n_papers)
-        donors = [rng.choice(papers) for _ in range(2)]
-        out.append(EDITS[rng.choice(SPAN_KINDS)](papers[k], rng.choice((0.02, 0.05, 0.1)), rng, donors))
+        while True:
+            donors = [rng.choice(papers) for _ in range(2)]
+            revised = EDITS[rng.choice(SPAN_KINDS)](papers[k], rng.choice((0.02, 0.05, 0.1)), rng, donors)
+            # A number edited inside an escape (\unicode{x2014} -> \unicode{x304A650}) can make
+            # a character no dump may hold: the build would refuse the dump, so draw again.
+            if bad_character(revised) is None:
+                break
+        out.append(revised)
         labels.append(k)
     while len(out) < n:
         k = rng.randrange(n_papers + n_revisions)

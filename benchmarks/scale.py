@@ -99,13 +99,16 @@ class Sampler:
     @contextlib.contextmanager
     def stage(self, name: str, into: dict):
         first = name not in into
-        into.setdefault(name, {"seconds": 0.0, "peak_bytes": 0, "entered": 0})
+        into.setdefault(name, {"seconds": 0.0, "cpu_seconds": 0.0, "peak_bytes": 0, "entered": 0})
         self.active = (name, into)
         if first:  # a stage shorter than the sampling interval still gets a reading
             self._note(_rss_tree(os.getpid()))
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         yield
         into[name]["seconds"] += time.perf_counter() - started
+        # On a shared machine CPU seconds say more than wall seconds (they leave out waiting for
+        # the cores); the process's own CPU, threads included, child processes not.
+        into[name]["cpu_seconds"] += time.process_time() - cpu_started
         into[name]["entered"] += 1
         if first:
             self._note(_rss_tree(os.getpid()))

@@ -126,3 +126,57 @@ def test_every_invisible_format_character_counts_as_blank():
                if unicodedata.category(chr(c)) in ("Cf", "Zs", "Zl", "Zp") and c not in shows
                and not _INVISIBLE_LINE_RE.fullmatch(chr(c))]
     assert missing == []
+
+
+def _records_line_by_line(data: bytes) -> tuple[list[tuple], list[tuple[int, str]]]:
+    """The record rule stated line by line (how the parser once ran): a record is a run of lines
+    that ``str.strip()`` leaves non-empty and that are not all invisible characters."""
+    from neurips_abstracts.parse import _INVISIBLE_LINE_RE
+
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    records, para, invisible, pos = [], [], [], start
+    lines = []
+    while True:
+        nl = data.find(b"\n", pos)
+        end = len(data) if nl < 0 else nl
+        content_end = end - 1 if end > pos and data[end - 1] == 0x0D else end
+        lines.append((pos, content_end))
+        if nl < 0:
+            break
+        pos = nl + 1
+    for number, (line_start, content_end) in enumerate(lines[1:] + [(0, 0)], start=2):
+        stripped = data[line_start:content_end].decode().strip()
+        if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
+            invisible.append((number, stripped))
+            stripped = ""
+        if stripped and number <= len(lines):
+            para.append((number, stripped, line_start, content_end))
+        elif para:
+            raw = data[para[0][2] : para[-1][3]].decode()
+            records.append((para[0][0], para[-1][0], para[0][2], para[-1][3], raw, " ".join(p[1] for p in para)))
+            para = []
+    return records, invisible
+
+
+_messy_char = st.sampled_from(["a", "b", "é", "中", "😀", " ", "\t", "\r", "\u00a0", "\u3000", "\u200b", "\ufeff",
+                               "\u2060", "\x85", "\u2028", "\x0c", "\x1c", "\u0600", "\\", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(st.one_of(_messy_char, st.just("\n"), st.just("\r\n"), st.just("\n\n")), max_size=60),
+       bom=st.booleans())
+def test_records_found_by_one_scan_are_those_of_the_line_rule(body, bom):
+    data = (b"\xef\xbb\xbf" if bom else b"") + (HEADER + "\n" + "".join(body) + "\nLast.").encode()
+    dump = parse_dump("000_x.txt", data)
+    records, invisible = _records_line_by_line(data)
+    assert [(r.line_start, r.line_end, r.byte_start, r.byte_end, r.text_raw, r.text) for r in dump.records] == records
+    assert list(dump.invisible_lines) == invisible
+
+
+def test_quick_byte_test_never_misses_a_bad_character():
+    from neurips_abstracts.latex import _NONCHARACTERS, _may_hold_bad_character, bad_character
+
+    for c in [*_NONCHARACTERS, 0xD800, 0xDBFF, 0xDC00, 0xDFFF]:
+        text = f"é—中 {chr(c)} 😀"
+        assert _may_hold_bad_character(text) and bad_character(text)[0] == 4
+    assert not _may_hold_bad_character("é—中文😀\ufffd\ufeff")

@@ -50,7 +50,7 @@ def check(
     i = pl.from_arrow(ids)
     validate("papers", p)
     validate("ids", i)
-    if hasattr(occurrences, "batches"):  # produced a row group at a time (``pipeline.Occurrences``)
+    if hasattr(occurrences, "batches"):  # produced a row group at a time (``occurrences.Occurrences``)
         for batch in occurrences.batches(1 << 16):  # small batches: text_raw is most of a row
             validate("occurrences", pl.from_arrow(batch))
         # What is checked across rows holds across row groups too; every other check below

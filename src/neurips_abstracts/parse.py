@@ -119,68 +119,86 @@ def parse_header(name: str, line: str, expected_venue: str | None, expected_year
     return venue, year
 
 
+# A record: a run of lines each holding a character that is neither white space nor invisible
+# (the lines ``str.strip()`` and the invisible rule above leave non-blank), found by one scan of the
+# decoded text instead of a Python step per line. ``^`` pins every attempt to a line start, so the
+# scan stays linear however long a blank line is.
+_RECORD_RE = re.compile(f"^(?:[^\\n]*[^\\n\\s{INVISIBLE}][^\\n]*(?:\\n|\\Z))+", re.MULTILINE)
+
+
+def _invisible_lines(text: str, gaps: list[tuple[int, int]]) -> tuple[tuple[int, str], ...]:
+    """(line, its characters) of each line in the spans ``gaps`` of ``text`` (whole lines
+    between records) that holds only invisible characters and white space, one of them invisible."""
+    found = []
+    for start, end in gaps:
+        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + 1):
+            stripped = line.strip()
+            if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
+                found.append((number, stripped))
+    return tuple(found)
+
+
 def parse_dump(
     name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
 ) -> Dump:
     """Parse one dump. Raises :class:`DumpError` naming the file and line for bad input."""
-    if not data.strip():
+    if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
-    _decode(name, data)  # validates the whole file, reporting the first bad byte
+    text = _decode(name, data)  # validates the whole file, reporting the first bad byte
     start = len(BOM) if data.startswith(BOM) else 0
-
-    lines: list[tuple[int, int, bytes]] = []  # (offset of line, offset after content, content)
-    pos = start
-    n = len(data)
-    while pos <= n:
-        nl = data.find(b"\n", pos)
-        end = n if nl < 0 else nl
-        content_end = end - 1 if end > pos and data[end - 1] == 0x0D else end
-        lines.append((pos, content_end, data[pos:content_end]))
-        if nl < 0:
-            break
-        pos = nl + 1
-
-    venue, year = parse_header(name, lines[0][2].decode("utf-8"), expected_venue, expected_year)
+    if start:
+        text = text[1:]
+    newline = text.find("\n")
+    header = text if newline < 0 else text[:newline]
+    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
+    body_start = len(text) if newline < 0 else newline + 1
+    ascii_only = data.isascii()
+    # Characters before body_start and their UTF-8 bytes, then a cursor walking both forward.
+    char_at, byte_at = body_start, start + (body_start if ascii_only else len(text[:body_start].encode("utf-8")))
+    line_at = 2
+    gaps = []  # the blank lines between records that may hold invisible characters
+    gap_start = body_start
 
     records: list[RawRecord] = []
-    para: list[tuple[int, str, int, int]] = []  # (line number, stripped text, start, content end)
-
-    def flush() -> None:
-        first_line, _, byte_start, _ = para[0]
-        byte_end = para[-1][3]
-        raw = data[byte_start:byte_end].decode("utf-8")
-        records.append(
-            RawRecord(
-                record_index=len(records),
-                line_start=first_line,
-                line_end=para[-1][0],
-                byte_start=byte_start,
-                byte_end=byte_end,
-                text_raw=raw,
-                # one object, not two equal strings, for the usual single clean line
-                text=raw if len(para) == 1 and para[0][1] == raw else " ".join(p[1] for p in para),
-            )
+    for m in _RECORD_RE.finditer(text, body_start):
+        s, e = m.span()
+        if not text[gap_start:s].isascii():
+            gaps.append((gap_start, s))
+        gap_start = e
+        if text[e - 1 : e] == "\n":
+            e -= 1
+        if text[e - 1 : e] == "\r":
+            e -= 1
+        raw = text[s:e]
+        line_at += text.count("\n", char_at, s)
+        if ascii_only:
+            byte_start = start + s
+            byte_end = start + e
+        else:
+            byte_start = byte_at + len(text[char_at:s].encode("utf-8"))
+            byte_end = byte_start + len(raw.encode("utf-8"))
+        breaks = raw.count("\n")
+        if breaks:
+            joined = " ".join(line.strip() for line in raw.split("\n"))
+        else:
+            joined = raw.strip()
+            if joined == raw:
+                joined = raw  # one object, not two equal strings, for the usual single clean line
+        record = RawRecord(
+            record_index=len(records), line_start=line_at, line_end=line_at + breaks,
+            byte_start=byte_start, byte_end=byte_end, text_raw=raw, text=joined,
         )
-        para.clear()
-        if problem := bad_character_error(name, records[-1]):
-            raise problem
-
-    invisible: list[tuple[int, str]] = []
-    for number, (line_start, content_end, content) in enumerate(lines[1:], start=2):
-        stripped = content.decode("utf-8").strip()
-        if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
-            invisible.append((number, stripped))
-            stripped = ""
-        if stripped:
-            para.append((number, stripped, line_start, content_end))
-        elif para:
-            flush()
-    if para:
-        flush()
+        records.append(record)
+        if not raw.isascii() or "\\" in raw or "^^" in raw:  # bad_character's own test, without the call
+            if problem := bad_character_error(name, record):
+                raise problem
+        char_at, byte_at = s, byte_start
     if not records:
         raise DumpError(name, "header only: the dump holds no abstracts", 1)
+    if not text[gap_start:].isascii():
+        gaps.append((gap_start, len(text)))
     return Dump(
         name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records),
-        n_records=len(records), invisible_lines=tuple(invisible),
+        n_records=len(records), invisible_lines=_invisible_lines(text, gaps),
     )

@@ -14,21 +14,20 @@ is done and read back a row group at a time when the occurrences table is checke
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from operator import attrgetter
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .config import BuildConfig
 from .dedup import jaccard_many, near_duplicate_clusters
 from .identity import Founding, Identity, assign_ids
 from .load import copy_error
-from .normalize import normalize
-from .parse import Dump, no_visible_text, parse_dump
+from .occurrences import POSITIONS, RELATIONS, Occurrences, Spool
+from .parse import Dump, parse_dump
 from .render import render_many
 from .previous import PreviousRelease, published_change, record_key
 from .schema import arrow_schema
@@ -39,10 +38,7 @@ from .sidecar import (
     crawl_key,
     published_meta,
 )
-
-RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
-# Per-record columns kept in memory (a few bytes a record); text_raw goes to the spool.
-_POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
+from .versions import Versions, _Grow
 
 
 @contextmanager
@@ -58,207 +54,6 @@ def _check_immutable(name: str, sha256: str, meta: DumpMeta | None, previous: Pr
     if (error := published_change(previous, name, sha256)) is not None:
         raise error
     return published_meta(name, sha256, meta, previous)
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class _Grow:
-    """A numpy column appended to in blocks (amortized doubling)."""
-
-    def __init__(self, dtype):
-        self.data = np.zeros(1024, dtype=dtype)
-        self.n = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        end = self.n + len(values)
-        if end > len(self.data):
-            self.data = np.resize(self.data, max(end, 2 * len(self.data)))
-        self.data[self.n : end] = values
-        self.n = end
-
-    def array(self) -> np.ndarray:
-        return self.data[: self.n]
-
-
-class Versions:
-    """The distinct normalized texts met so far, numbered in order of first appearance (which
-    is added order), with what the dedup rules need of each: its first record and its newest
-    (crawl rank of the dump, record index)."""
-
-    def __init__(self):
-        self.index: dict[str, int] = {}
-        self.text: list[str] = []
-        self.sha: list[str] = []
-        self.first = _Grow(np.int64)
-        self.newest = _Grow(np.int64)
-        # Raw texts that need ftfy and Unicode work map straight to their version: recrawls repeat
-        # the same mojibake or decomposed text, and normalizing it again costs a hundred times more
-        # than the look-up. Printable ASCII takes normalize's shortcut and needs no memory here.
-        self.of_raw: dict[str, int] = {}
-
-    def __len__(self) -> int:
-        return len(self.text)
-
-    def add_dump(self, dump: Dump, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
-        """The version of each record of ``dump``, its records numbered from ``first_record``."""
-        index, of_raw, texts = self.index, self.of_raw, self.text
-        out = np.empty(len(dump.records), dtype=np.int32)
-        new_first: list[int] = []
-        for k, r in enumerate(dump.records):
-            raw = r.text
-            v = None if raw.isascii() else of_raw.get(raw)
-            if v is None:
-                fixed = normalize(raw)
-                if not fixed:
-                    raise no_visible_text(dump.name, r.line_start)
-                v = index.get(fixed)
-                if v is None:
-                    v = index[fixed] = len(texts)
-                    texts.append(fixed)
-                    self.sha.append(_sha256(fixed))
-                    new_first.append(first_record + k)
-                if not raw.isascii():
-                    of_raw[raw] = v
-            out[k] = v
-        self.first.extend(np.array(new_first, dtype=np.int64))
-        key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)
-        if len(self.newest.array()) < len(texts):
-            self.newest.extend(np.full(len(texts) - self.newest.n, -1, dtype=np.int64))
-        np.maximum.at(self.newest.data, out, key)
-        return out
-
-
-class Spool:
-    """The raw text of every record, written to an unnamed temporary file a dump at a time (Arrow
-    IPC, LZ4) and read back in order: the one per-record column too large to keep in memory."""
-
-    def __init__(self):
-        self._file = tempfile.TemporaryFile()
-        self._sink = pa.PythonFile(self._file, mode="w")
-        self._schema = pa.schema([("text_raw", pa.string())])
-        self._writer = pa.ipc.new_file(self._sink, self._schema, options=pa.ipc.IpcWriteOptions(compression="lz4"))
-        self.rows = 0
-
-    def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
-        """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
-        spans of valid UTF-8), cut out by Arrow instead of one Python string at a time."""
-        n = len(start)
-        offsets = np.empty(2 * n + 1, dtype=np.int64)
-        offsets[0] = 0
-        offsets[1::2], offsets[2::2] = start, end
-        # Records and the gaps between them, as one string array over the bytes; the records
-        # are every other element.
-        spans = pa.Array.from_buffers(pa.large_string(), 2 * n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-        texts = spans.take(pa.array(np.arange(1, 2 * n, 2))).cast(pa.string())
-        self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
-        self.rows += n
-
-    def finish(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-
-    def chunks(self, size: int) -> Iterator[pa.Array]:
-        """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
-        self.finish()
-        self._file.seek(0)
-        reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
-        pending: list[pa.Array] = []
-        held = 0
-        for i in range(reader.num_record_batches):
-            column = reader.get_batch(i).column(0)
-            pending.append(column)
-            held += len(column)
-            while held >= size:
-                joined = pa.concat_arrays(pending)
-                yield joined.slice(0, size)
-                pending, held = [joined.slice(size)], held - size
-        if held:
-            yield pa.concat_arrays(pending)
-
-    def close(self) -> None:
-        self.finish()
-        self._file.close()
-
-
-def _dense(array: pa.Array) -> pa.Array:
-    """``array`` without a validity buffer when it has no nulls (``take`` allocates one): the
-    in-memory size recorded in the card is that of the arrays a table of Python values makes."""
-    if array.null_count or array.buffers()[0] is None:
-        return array
-    return pa.Array.from_buffers(array.type, len(array), [None, *array.buffers()[1:]], 0, array.offset)
-
-
-@dataclass
-class Occurrences:
-    """The occurrences table, produced a row group at a time: the positions and versions of
-    every record are in memory, their raw texts in the spool, and every other column is
-    derived from the versions (their paper, relation, similarity and text hash)."""
-
-    schema: pa.Schema
-    files: pa.Array  # dump names, in added order
-    shas: pa.Array  # their sha256
-    dump: np.ndarray  # per record: index into files
-    positions: dict[str, np.ndarray]
-    version: np.ndarray
-    relation: np.ndarray  # per record: index into RELATIONS
-    version_paper: pa.Array
-    version_similarity: np.ndarray
-    version_sha: pa.Array
-    spool: Spool
-    _table: pa.Table | None = field(default=None, repr=False)
-
-    @property
-    def num_rows(self) -> int:
-        return len(self.version)
-
-    def _columns(self, start: int, stop: int, text_raw: pa.Array | None) -> dict[str, pa.Array]:
-        dump = pa.array(self.dump[start:stop])
-        v = pa.array(self.version[start:stop])
-        sha = self.shas.take(dump)
-        index = pa.array(self.positions["record_index"][start:stop])
-        cols = {
-            "occurrence_id": pc.binary_join_element_wise(pc.utf8_slice_codeunits(sha, 0, 16), pc.cast(index, pa.string()), "-"),
-            "paper_id": self.version_paper.take(v),
-            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
-            "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
-            "source_file": self.files.take(dump),
-            "source_sha256": sha,
-            **{name: pa.array(self.positions[name][start:stop]) for name in _POSITIONS},
-            "text_raw": text_raw,
-            "text_sha256": self.version_sha.take(v),
-        }
-        return cols
-
-    def select(self, names: Iterable[str]) -> pa.Table:
-        """The named columns of every row, text_raw excepted (it stays in the spool)."""
-        names = list(names)
-        cols = self._columns(0, self.num_rows, None)
-        return pa.table({n: cols[n] for n in names}, schema=pa.schema([self.schema.field(n) for n in names]))
-
-    def batches(self, size: int) -> Iterator[pa.RecordBatch]:
-        """Every column, ``size`` rows at a time, in added order."""
-        start = 0
-        for text_raw in self.spool.chunks(size):
-            stop = start + len(text_raw)
-            cols = self._columns(start, stop, text_raw)
-            yield pa.record_batch([_dense(cols[n].cast(self.schema.field(n).type)) for n in self.schema.names],
-                                  schema=self.schema)
-            start = stop
-
-    def to_table(self) -> pa.Table:
-        """The whole table in memory (small builds and tests)."""
-        if self._table is None:
-            self._table = pa.Table.from_batches(list(self.batches(1 << 20)), schema=self.schema).combine_chunks()
-        return self._table
-
-    def column(self, name: str):
-        return self.to_table().column(name)
-
-    def to_pylist(self) -> list[dict]:
-        return self.to_table().to_pylist()
 
 
 @dataclass(frozen=True)
@@ -310,14 +105,15 @@ def parse(
     # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
     # at a time, so that no more than one dump's bytes are held.
     known = {}
-    for name, data in sorted(files, key=lambda f: f[0]):
-        known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
+    with stage("read"):
+        for name, data in sorted(files, key=lambda f: f[0]):
+            known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
     order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
     crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
     versions, spool = Versions(), Spool()
     dumps, dump_meta, first_with_sha = [], {}, {}
     dump_col = _Grow(np.int32)
-    positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in _POSITIONS}
+    positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = _Grow(np.int32)
     try:
         for name, data in order:
@@ -329,8 +125,9 @@ def parse(
                     raise copy_error(dump.name, other)
                 dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
                 records = dump.records
-                for column in _POSITIONS:
-                    positions[column].extend(np.fromiter((getattr(r, column) for r in records), np.int64, len(records)))
+                columns = np.array(list(map(attrgetter(*POSITIONS), records)), dtype=np.int64).reshape(-1, len(POSITIONS))
+                for k, column in enumerate(POSITIONS):
+                    positions[column].extend(columns[:, k])
                 dump_col.extend(np.full(len(records), len(dumps), dtype=np.int32))
                 first = positions["byte_start"].n - len(records)
                 spool.append(data, positions["byte_start"].array()[first:], positions["byte_end"].array()[first:])
@@ -501,7 +298,7 @@ def run(
     release), and ids first published or retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered once per dump.
+    "normalize" are entered once per dump, and "read" also around hashing the dumps to order them.
     """
     parsed = parse(files, config, meta, previous, stage)
     try:

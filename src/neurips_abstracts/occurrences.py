@@ -1,0 +1,151 @@
+"""The occurrences table of a build, one row per raw record, produced a row group at a time.
+
+The raw text of every record, the one large per-record column, is spooled to an unnamed
+temporary file as each dump is done and read back a row group at a time when the table is
+checked and written; every other column is derived from a few integers per record.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
+# Per-record columns kept in memory (a few bytes a record); text_raw goes to the spool.
+POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
+
+
+class Spool:
+    """The raw text of every record, written to an unnamed temporary file a dump at a time (Arrow
+    IPC, LZ4) and read back in order: the one per-record column too large to keep in memory."""
+
+    def __init__(self):
+        self._file = tempfile.TemporaryFile()
+        self._sink = pa.PythonFile(self._file, mode="w")
+        self._schema = pa.schema([("text_raw", pa.string())])
+        self._writer = pa.ipc.new_file(self._sink, self._schema, options=pa.ipc.IpcWriteOptions(compression="lz4"))
+        self.rows = 0
+
+    def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
+        """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
+        spans of valid UTF-8) as one string array: the spans' bytes joined (a copy per span, no
+        Python string) and their offsets (Arrow's take over records and gaps cost four times more)."""
+        n = len(start)
+        view = memoryview(data)
+        body = b"".join([view[s:e] for s, e in zip(start.tolist(), end.tolist())])
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(end - start, out=offsets[1:])
+        texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)])
+        texts = texts.cast(pa.string())  # the spool's type; fails loudly past 2 GiB, as before
+        self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+        self.rows += n
+
+    def finish(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def chunks(self, size: int) -> Iterator[pa.Array]:
+        """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
+        self.finish()
+        self._file.seek(0)
+        reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
+        pending: list[pa.Array] = []
+        held = 0
+        for i in range(reader.num_record_batches):
+            column = reader.get_batch(i).column(0)
+            pending.append(column)
+            held += len(column)
+            while held >= size:
+                joined = pa.concat_arrays(pending)
+                yield joined.slice(0, size)
+                pending, held = [joined.slice(size)], held - size
+        if held:
+            yield pa.concat_arrays(pending)
+
+    def close(self) -> None:
+        self.finish()
+        self._file.close()
+
+
+def _dense(array: pa.Array) -> pa.Array:
+    """``array`` without a validity buffer when it has no nulls (``take`` allocates one): the
+    in-memory size recorded in the card is that of the arrays a table of Python values makes."""
+    if array.null_count or array.buffers()[0] is None:
+        return array
+    return pa.Array.from_buffers(array.type, len(array), [None, *array.buffers()[1:]], 0, array.offset)
+
+
+@dataclass
+class Occurrences:
+    """The occurrences table, produced a row group at a time: the positions and versions of
+    every record are in memory, their raw texts in the spool, and every other column is
+    derived from the versions (their paper, relation, similarity and text hash)."""
+
+    schema: pa.Schema
+    files: pa.Array  # dump names, in added order
+    shas: pa.Array  # their sha256
+    dump: np.ndarray  # per record: index into files
+    positions: dict[str, np.ndarray]
+    version: np.ndarray
+    relation: np.ndarray  # per record: index into RELATIONS
+    version_paper: pa.Array
+    version_similarity: np.ndarray
+    version_sha: pa.Array
+    spool: Spool
+    _table: pa.Table | None = field(default=None, repr=False)
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.version)
+
+    def _columns(self, start: int, stop: int, text_raw: pa.Array | None) -> dict[str, pa.Array]:
+        dump = pa.array(self.dump[start:stop])
+        v = pa.array(self.version[start:stop])
+        sha = self.shas.take(dump)
+        index = pa.array(self.positions["record_index"][start:stop])
+        cols = {
+            "occurrence_id": pc.binary_join_element_wise(pc.utf8_slice_codeunits(sha, 0, 16), pc.cast(index, pa.string()), "-"),
+            "paper_id": self.version_paper.take(v),
+            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
+            "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
+            "source_file": self.files.take(dump),
+            "source_sha256": sha,
+            **{name: pa.array(self.positions[name][start:stop]) for name in POSITIONS},
+            "text_raw": text_raw,
+            "text_sha256": self.version_sha.take(v),
+        }
+        return cols
+
+    def select(self, names: Iterable[str]) -> pa.Table:
+        """The named columns of every row, text_raw excepted (it stays in the spool)."""
+        names = list(names)
+        cols = self._columns(0, self.num_rows, None)
+        return pa.table({n: cols[n] for n in names}, schema=pa.schema([self.schema.field(n) for n in names]))
+
+    def batches(self, size: int) -> Iterator[pa.RecordBatch]:
+        """Every column, ``size`` rows at a time, in added order."""
+        start = 0
+        for text_raw in self.spool.chunks(size):
+            stop = start + len(text_raw)
+            cols = self._columns(start, stop, text_raw)
+            yield pa.record_batch([_dense(cols[n].cast(self.schema.field(n).type)) for n in self.schema.names],
+                                  schema=self.schema)
+            start = stop
+
+    def to_table(self) -> pa.Table:
+        """The whole table in memory (small builds and tests)."""
+        if self._table is None:
+            self._table = pa.Table.from_batches(list(self.batches(1 << 20)), schema=self.schema).combine_chunks()
+        return self._table
+
+    def column(self, name: str):
+        return self.to_table().column(name)
+
+    def to_pylist(self) -> list[dict]:
+        return self.to_table().to_pylist()
