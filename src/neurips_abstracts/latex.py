@@ -31,6 +31,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 from functools import cache
+from itertools import compress, count
 
 # Verbatim spans: a bare URL, or \url{..}/\href{..} holding one (plain.py holds them out of markdown too).
 URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
@@ -177,10 +178,10 @@ def is_currency(body: str, after_close: str) -> bool:
 
 _PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _DIGITS = frozenset("0123456789")
-# The first characters of the tokens that open or close something.
+# The tokens that open or close something (any other token is a node as it is).
+_STRUCTURAL = frozenset(["{", "}", "$", "$$", "\\(", "\\)", "\\[", "\\]", "\\begin", "\\end"])
+# The first characters of the tokens that may open or close something.
 _PARSE_STARTS = frozenset("{}$\\")
-# The macros that open or close something (the others are nodes as they are).
-_PARSE_MACROS = frozenset(["\\(", "\\)", "\\[", "\\]", "\\begin", "\\end"])
 
 
 class _Parser:
@@ -190,20 +191,23 @@ class _Parser:
 
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
+        # Found in C, not token by token: the tokens between two of these are copied as a slice.
+        self.marks = list(compress(count(), map(_STRUCTURAL.__contains__, tokens)))
         self._at: dict[str, list[int]] = {}
         self._ends: dict[str, list[int]] | None = None
 
     def at(self, close: str) -> list[int]:
         """Indexes of the tokens equal to ``close``, found on first use."""
         if close not in self._at:
-            self._at[close] = [j for j, tok in enumerate(self.tokens) if tok == close]
+            tokens = self.tokens
+            self._at[close] = [j for j in self.marks if tokens[j] == close]
         return self._at[close]
 
     def ends(self, name: str) -> list[int]:
         """Indexes of the ``\\end{name}`` of environment ``name``."""
         if self._ends is None:
             tokens, self._ends = self.tokens, {}
-            for j in [j for j, tok in enumerate(tokens) if tok == "\\end"]:
+            for j in [j for j in self.marks if tokens[j] == "\\end"]:
                 if j + 3 < len(tokens) and tokens[j + 1] == "{" and tokens[j + 3] == "}":
                     self._ends.setdefault(tokens[j + 2].strip(), []).append(j)
         return self._ends.get(name, [])
@@ -217,15 +221,19 @@ class _Parser:
     def parse(self, i: int, end: int, closers: tuple[str, ...]) -> tuple[list, int]:
         """Nodes up to one of ``closers`` (consumed) or ``end``. A node is a token string, or a
         list (a brace group), or a tuple ("$", nodes) for math."""
-        tokens = self.tokens
+        tokens, marks = self.tokens, self.marks
+        n_marks = len(marks)
         nodes: list = []
         while i < end:
+            m = bisect_left(marks, i)
+            mark = marks[m] if m < n_marks and marks[m] < end else end
+            if mark > i:  # most tokens
+                nodes += tokens[i:mark]
+                i = mark
+                if i == end:
+                    break
             tok = tokens[i]
             i += 1
-            first = tok[:1]
-            if first not in _PARSE_STARTS or first == "\\" and tok not in _PARSE_MACROS:  # most tokens
-                nodes.append(tok)
-                continue
             if tok in closers:
                 return nodes, i
             if tok == "{":
@@ -240,7 +248,9 @@ class _Parser:
                 if i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
                     j = i + 1  # $a$: the closer right after one token, found without a search
                 else:
-                    j = self._next(self.at(close), i, end)
+                    positions = self._at.get(close) or self.at(close)
+                    # none left (an opener never closed, repeated): no search
+                    j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
                 if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
