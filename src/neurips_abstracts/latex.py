@@ -35,8 +35,10 @@ from itertools import compress, count
 
 # Verbatim spans: a bare URL, or \url{..}/\href{..} holding one (plain.py holds them out of markdown too).
 URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
-# A run of ties (~~) or of line breaks (\\\\) is one token: each is one space.
-_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|(?:\\\\){2,}|\\.?|\$\$|~+|[{}$^_]|[^\\{}$^_~]+", re.S)
+# A run of ties (~~) or of line breaks (\\\\) is one token: each is one space. The run of line
+# breaks is possessive: a greedy group repeat keeps a backtracking point per repeat, which made
+# a long run of backslashes cost more than linear time in memory traffic.
+_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|(?:\\\\){2,}+|\\.?|\$\$|~+|[{}$^_]|[^\\{}$^_~]+", re.S)
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _TEXT_SPECIALS = (("---", "\u2014"), ("--", "\u2013"), ("``", "\u201c"), ("''", "\u201d"), ("!`", "\u00a1"), ("?`", "\u00bf"))
 
@@ -88,6 +90,8 @@ _HANDLED = (
 # its base.
 _WORD, _SPACED_SCRIPT, _ATTACHED = 1, 2, 4
 _CLOSE = ")]}⟩"
+# The ASCII characters after which a word is kept apart (the others are tested as they come).
+_GLUED = frozenset(c for c in map(chr, range(128)) if c.isalnum() or c in _CLOSE)
 # The first characters of the nodes that are not a run of text (a token of the renderer).
 _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
@@ -355,10 +359,14 @@ def _script(marker: str, body: str) -> tuple[str, int]:
 
 
 class _Renderer:
-    def __init__(self) -> None:
+    def __init__(self, text_specials: bool = True) -> None:
+        # False when the whole text holds no TeX quote, dash or entity (most abstracts): then no
+        # run of it does, and no run needs a search for one.
+        self.text_specials = text_specials
         self.sym = symbols()
         self.simple = _simple_symbols()
-        self.unknown: set[str] = set()  # macro tokens of this text found unknown (\\bH) by _macro
+        # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
+        self.unknown: dict[str, tuple[str, int]] = {}
 
 
     # -- arguments -------------------------------------------------------------------------
@@ -393,7 +401,7 @@ class _Renderer:
     def render(self, nodes: list, math: bool) -> str:
         pieces: list[tuple[str, int]] = []  # (text, flags)
         append = pieces.append
-        simple, unknown = self.simple, self.unknown
+        simple, unknown, specials = self.simple, self.unknown, self.text_specials
         nodes = list(nodes)
         n = len(nodes)  # _next_arg may replace a node, never add or remove one
         k = 0
@@ -412,13 +420,13 @@ class _Renderer:
                 continue
             first = node[:1]
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
-                append((node, 0) if math else (_text(node), 0))
+                append((node, 0) if math or not specials or not _has_text_special(node) else (_text(node), 0))
             elif first == "\\" and not (math and node == "\\_"):
                 symbol = simple.get(node)
                 if symbol is not None:  # a symbol: \\alpha
                     append(symbol)
-                elif node in unknown and (k >= n or type(nodes[k]) is not list):  # \\bH with no argument
-                    append((node[1:], _WORD))
+                elif (word := unknown.get(node)) is not None and (k >= n or type(nodes[k]) is not list):
+                    append(word)  # \\bH with no argument
                 else:
                     k = self._macro(node, nodes, k, math, pieces)
             elif first == "~":  # a tie, or a run of them; one before a number may mean "about"
@@ -477,7 +485,7 @@ class _Renderer:
                 pieces.append((sym[name], 0))
                 return k
             if tok[-1] != "*":
-                self.unknown.add(tok)  # unknown in text and math alike: render() takes it faster next time
+                self.unknown[tok] = (name, _WORD)  # unknown in text and math alike: render() takes it faster next time
             return self._unknown(name, nodes, k, math, pieces)
         if len(name) == 1 and not name.isalpha():
             if name in _ACCENTS and not (math and name in "^_"):
@@ -595,7 +603,7 @@ class _Renderer:
             pieces.append((sym[name], 0))
             return k
         if tok[-1] != "*" and name.isalpha() and name not in _HANDLED:
-            self.unknown.add(tok)  # \\a: unknown in text and math alike
+            self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
     def _unknown(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
@@ -701,6 +709,10 @@ def bad_character(text: str) -> tuple[int, str] | None:
     return min(found) if found else None
 
 
+_MACRO_OR_VERBATIM = frozenset("\\\x00")
+_TIED_AFTER = frozenset(".,;:!?)]}")
+
+
 def _about(nodes: list, k: int) -> bool:
     """Whether the ``~`` before ``k`` means "about" (``~90x``, ``(~50%``, ``2.8%~4.5%``) rather
     than a tie (``Figure~3``, ``et~al.~2022``): it stands before a number, after no letter,
@@ -708,11 +720,13 @@ def _about(nodes: list, k: int) -> bool:
     after = nodes[k]
     if type(after) is not str or after[:1] not in _DIGITS:
         return False
-    before = nodes[k - 2] if k >= 2 else ""
-    if not isinstance(before, str) or before.startswith(("\\", "\x00")):
+    if k < 2:
+        return True  # at the start of the text: nothing to tie to
+    before = nodes[k - 2]
+    if type(before) is not str or before[:1] in _MACRO_OR_VERBATIM:
         return False
-    last = before[-1:]  # "" at the start of the text: nothing to tie to
-    return not last or not (last.isalnum() or last in ".,;:!?)]}")
+    last = before[-1:]
+    return not last or not (last.isalnum() or last in _TIED_AFTER)
 
 
 def _space_before(nodes: list, k: int) -> bool:
@@ -725,19 +739,22 @@ def _space_before(nodes: list, k: int) -> bool:
 
 def _join(pieces: list[tuple[str, int]]) -> str:
     out: list[str] = []
-    prev, prev_flags = "", 0
+    append = out.append
+    prev, prev_flags = "", 0  # prev_flags is 0 until a piece is out
     for text, flags in pieces:
         if not text:
             continue
-        if out:
-            last, first = prev[-1], text[0]
+        if flags:
             if flags & _ATTACHED:
                 pass
-            elif flags & _WORD and (last.isalnum() or last in _CLOSE or unicodedata.combining(last)):
-                out.append(" ")
-            elif prev_flags & (_WORD | _SPACED_SCRIPT) and first.isalnum():
-                out.append(" ")
-        out.append(text)
+            elif flags & _WORD and prev and ((last := prev[-1]) in _GLUED or not last.isascii() and (
+                    last.isalnum() or last in _CLOSE or unicodedata.combining(last))):
+                append(" ")
+            elif prev_flags & (_WORD | _SPACED_SCRIPT) and text[0].isalnum():
+                append(" ")
+        elif prev_flags & (_WORD | _SPACED_SCRIPT) and text[0].isalnum():
+            append(" ")
+        append(text)
         prev, prev_flags = text, flags
     return "".join(out)
 
@@ -745,9 +762,13 @@ def _join(pieces: list[tuple[str, int]]) -> str:
 _TEXT_SPECIAL_RE = re.compile("&|" + "|".join(re.escape(old) for old, _ in _TEXT_SPECIALS))
 
 
+# Bound once: render() asks it of every run of text before it calls _text.
+_has_text_special = _TEXT_SPECIAL_RE.search
+
+
 def _text(run: str) -> str:
     """A run of text outside math: TeX quotes and dashes, HTML entities."""
-    if len(run) < 2 or not _TEXT_SPECIAL_RE.search(run):  # most runs: nothing to do
+    if len(run) < 2 or not _has_text_special(run):  # most runs: nothing to do
         return run
     if "&" in run:
         run = _ENTITY_RE.sub(lambda m: html.unescape(m.group()), run)
@@ -771,7 +792,7 @@ def latex_to_text(text: str) -> str:
     try:
         tokens = _tokens(text)
         nodes, _ = _Parser(tokens).parse(0, len(tokens), ())
-        out = _Renderer().render(nodes, False)
+        out = _Renderer(_has_text_special(text) is not None).render(nodes, False)
     except RecursionError:  # braces nested hundreds deep: keep every word, drop the markup
         out = re.sub(r"\\(?=[A-Za-z])|[{}$]", "", text)
     return out if out.isascii() else unicodedata.normalize("NFC", out)
