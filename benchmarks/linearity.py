@@ -35,7 +35,7 @@ RATIO_LIMIT = 12  # time(1 MB) / time(100 kB): linear work gives 10
 SECONDS_LIMIT = 1.0  # for a 1 MB record
 # Renderings of each size in one round: each size costs about the same per round.
 REPEATS = {10_000: 100, 100_000: 10, 1_000_000: 1}
-ROUNDS = 9
+ROUNDS = 7
 
 
 def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
