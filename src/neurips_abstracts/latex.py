@@ -61,7 +61,7 @@ _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
 
 class _Renderer:
-    def __init__(self, text_specials: bool = True) -> None:
+    def __init__(self, text_specials: bool) -> None:
         # False when the whole text holds no TeX quote, dash or entity (most abstracts): then no
         # run of it does, and no run needs a search for one.
         self.text_specials = text_specials

@@ -100,14 +100,13 @@ class _Parser:
         n_marks = len(marks)
         nodes: list = []
         while i < end:
-            m = bisect_left(marks, i)
-            mark = marks[m] if m < n_marks and marks[m] < end else end
-            if mark > i:  # most tokens
+            tok = tokens[i]
+            if tok not in _STRUCTURAL:  # most tokens
+                m = bisect_left(marks, i)
+                mark = marks[m] if m < n_marks and marks[m] < end else end
                 nodes += tokens[i:mark]
                 i = mark
-                if i == end:
-                    break
-            tok = tokens[i]
+                continue
             i += 1
             if tok in closers:
                 return nodes, i
@@ -123,7 +122,9 @@ class _Parser:
                 if i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
                     j = i + 1  # $a$: the closer right after one token, found without a search
                 else:
-                    positions = self._at.get(close) or self.at(close)
+                    positions = self._at.get(close)
+                    if positions is None:
+                        positions = self.at(close)
                     # none left (an opener never closed, repeated): no search
                     j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
                 if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
