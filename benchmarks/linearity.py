@@ -63,6 +63,7 @@ KINDS = {
     "*a repeated": ("`*a ` repeated: openers without closers", lambda n: _fill("*a ", n)),
     "**a repeated": ("`**a ` repeated", lambda n: _fill("**a ", n)),
     "_a repeated": ("`_a ` repeated", lambda n: _fill("_a ", n)),
+    "a* repeated": ("`a* ` repeated: closers without openers", lambda n: _fill("a* ", n)),
     "a*b* repeated": ("`a*b* ` repeated: emphasis everywhere", lambda n: _fill("a*b* ", n)),
     "$a repeated": ("`$a ` repeated: math everywhere", lambda n: _fill("$a ", n)),
     "$a$ repeated": ("`$a$ ` repeated", lambda n: _fill("$a$ ", n)),
