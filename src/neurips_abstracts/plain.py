@@ -36,8 +36,9 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # CommonMark's Unicode whitespace (Zs, tab, line feed, form feed, carriage return) and the line
 # tabulation markdown-it counts too; the start and the end of the text count as white space.
 _SPACE_CATEGORIES = ("Zs",)
-# White space that to_plain's last step changes: any but a single space between two words.
-_UNEVEN_SPACE_RE = re.compile(r"[^\S ]|  |^ | $")
+# White space that to_plain's last step changes in a text with no space at either end: any but
+# a single space between two words.
+_UNEVEN_SPACE_RE = re.compile(r"[^\S ]|  ")
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
 # Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
 # none can close and there is no emphasis: a search in C instead of a pass over every run.
@@ -221,6 +222,7 @@ def to_plain(abstract: str) -> str:
         text = abstract
     if any(t in text for t in _TRIGGERS):
         text = latex_to_text(text)
+    text = text.strip(" ")
     if not _UNEVEN_SPACE_RE.search(text):
         return text  # one space between words already: no list of every word
     return " ".join(text.split())  # runs of white space to one space, ends stripped
