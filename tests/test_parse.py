@@ -174,7 +174,7 @@ def test_records_found_by_one_scan_are_those_of_the_line_rule(body, bom):
 
 
 def test_quick_byte_test_never_misses_a_bad_character():
-    from neurips_abstracts.latex import _NONCHARACTERS, _may_hold_bad_character, bad_character
+    from neurips_abstracts.characters import _NONCHARACTERS, _may_hold_bad_character, bad_character
 
     for c in [*_NONCHARACTERS, 0xD800, 0xDBFF, 0xDC00, 0xDFFF]:
         text = f"é—中 {chr(c)} 😀"

@@ -190,7 +190,7 @@ def test_fidelity_checks_count_lost_about_and_currency():
     ],
 )
 def test_bad_characters_are_found_where_they_are(source, offset, words):
-    from neurips_abstracts.latex import bad_character
+    from neurips_abstracts.characters import bad_character
 
     found = bad_character(source)
     assert found is not None and found[0] == offset and words in found[1]
@@ -200,7 +200,7 @@ def test_bad_characters_are_found_where_they_are(source, offset, words):
     "source", [r"\unicode{x2014}", r"\unicode{8212}", r"\unicode{abc}", r"\char65", '\\char"41', r"\chart", "x^^2", "a^{b}", "€ 中 é"]
 )
 def test_good_characters_are_not_refused(source):
-    from neurips_abstracts.latex import bad_character
+    from neurips_abstracts.characters import bad_character
 
     assert bad_character(source) is None
 
@@ -229,7 +229,7 @@ def test_every_text_renders_to_text_or_is_refused(text):
     refusal rule flags the text, or the text itself holds a control character (removed by
     normalization before any rendering), it holds no control character, surrogate or
     noncharacter."""
-    from neurips_abstracts.latex import bad_character
+    from neurips_abstracts.characters import bad_character
 
     plain = to_plain(text)
     plain.encode("utf-8")
@@ -251,7 +251,7 @@ def test_every_text_renders_to_text_or_is_refused(text):
     ],
 )
 def test_math_spans(text, spans):
-    from neurips_abstracts.latex import math_spans
+    from neurips_abstracts.latex_parser import math_spans
 
     assert [text[a:b] for a, b in math_spans(text)] == spans
 

@@ -277,6 +277,11 @@ def plain_fidelity_block(result: dict | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _repeats(result: dict) -> str:
+    counts = [f"{result['repeats'][str(n)]:,}" for n in result["sizes"]]
+    return ", ".join(counts[:-1]) + " and " + counts[-1]
+
+
 def linearity_block(result: dict | None) -> str:
     if result is None:
         return "No results yet: run `python -m benchmarks.linearity`.\n"
@@ -287,8 +292,9 @@ def linearity_block(result: dict | None) -> str:
     lines = [
         f"Run of `{result['command']}`: {len(kinds)} kinds of adversarial record, each rendered at "
         f"{int(small):,}, {int(mid):,} and {int(large):,} characters by the build's per-record function "
-        f"(CPU seconds, best of {result['runs']}). Linear work gives time(1 MB) / time(100 kB) = 10, quadratic 100; "
-        f"the largest ratio is {result['max_ratio']:.1f} ({worst_ratio}, limit {result['ratio_limit']}), and the "
+        f"(CPU seconds, the least of {_repeats(result)} renderings by size). Linear work gives time(1 MB) / "
+        f"time(100 kB) = 10, quadratic 100; the largest ratio is {result['max_ratio']:.1f} ({worst_ratio}, limit "
+        f"{result['ratio_limit']}), that of the whole table {result['overall_ratio']:.1f}, and the "
         f"slowest 1 MB record takes {result['max_1mb_cpu_seconds']:.3f} s ({slowest}, limit "
         f"{result['seconds_limit']:.0f} s; {result['max_1mb_wall_seconds']:.2f} s wall on the shared machine).",
         "",

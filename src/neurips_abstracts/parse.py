@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from .errors import DumpError
-from .latex import bad_character
+from .characters import bad_character
 
 BOM = b"\xef\xbb\xbf"
 HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
@@ -61,7 +61,7 @@ class Dump:
 
 def bad_character_error(name: str, record: RawRecord) -> DumpError | None:
     """The error for a record holding a character no abstract may hold, written or escaped
-    (:func:`.latex.bad_character`), at its line and column; None for a record without one."""
+    (:func:`.characters.bad_character`), at its line and column; None for a record without one."""
     found = bad_character(record.text_raw)
     if found is None:
         return None

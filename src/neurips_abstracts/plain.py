@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .latex import URL_RE as _VERBATIM_RE
-from .latex import latex_to_text, math_spans
+from .latex import latex_to_text
+from .latex_parser import URL_RE as _VERBATIM_RE
+from .latex_parser import math_spans
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
 
@@ -35,7 +36,13 @@ _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # CommonMark's Unicode whitespace (Zs, tab, line feed, form feed, carriage return) and the line
 # tabulation markdown-it counts too; the start and the end of the text count as white space.
 _SPACE_CATEGORIES = ("Zs",)
+# White space that to_plain's last step changes in a text with no space at either end: any but
+# a single space between two words.
+_UNEVEN_SPACE_RE = re.compile(r"[^\S ]|  ")
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
+# Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
+# none can close and there is no emphasis: a search in C instead of a pass over every run.
+_MAYBE_CLOSER_RE = re.compile(r"[^\t\n\x0b\x0c\r *_][*_]|\*_|_\*")
 
 
 def _kind(ch: str) -> int:
@@ -58,8 +65,12 @@ def strip_emphasis(text: str) -> str:
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
     character after it. What the algorithm leaves is kept as written.
     """
-    # Delimiter runs: [char, start, length, remaining, can_open, can_close]
-    runs: list[list] = []
+    if not _MAYBE_CLOSER_RE.search(text):
+        return text
+    # Delimiter runs: (char, start, length, can_open, can_close), and apart from them, the
+    # number of each run's characters not yet matched: a tuple and an int take less memory than
+    # a list of six, which a long text of runs makes hundreds of thousands of.
+    runs: list[tuple] = []
     n = len(text)
     for m in _EMPHASIS_RUN_RE.finditer(text):
         run = m.group()
@@ -82,9 +93,10 @@ def strip_emphasis(text: str) -> str:
             can_open = left and (not right or before == 1)
             can_close = right and (not left or after == 1)
         if can_open or can_close:
-            runs.append([run[0], start, len(run), len(run), can_open, can_close])
-    if not any(r[5] for r in runs):
+            runs.append((run[0], start, len(run), can_open, can_close))
+    if not any(r[4] for r in runs):
         return text
+    remaining = [r[2] for r in runs]
     count = len(runs)
     prev = list(range(-1, count - 1))
     nxt = list(range(1, count + 1))
@@ -93,8 +105,8 @@ def strip_emphasis(text: str) -> str:
     bottom: dict[tuple[str, bool, int], int] = {}
     closer = 0
     while closer < count:
-        ch, _, length, remaining, can_open, can_close = runs[closer]
-        if not can_close or remaining == 0:
+        ch, _, length, can_open, can_close = runs[closer]
+        if not can_close or remaining[closer] == 0:
             closer = nxt[closer]
             continue
         key = (ch, can_open, length % 3)
@@ -103,8 +115,8 @@ def strip_emphasis(text: str) -> str:
         found = False
         while opener > floor:
             o = runs[opener]
-            if o[0] == ch and o[4] and o[3] > 0:
-                odd = (can_open or o[5]) and (o[2] + length) % 3 == 0 and not (o[2] % 3 == 0 and length % 3 == 0)
+            if o[0] == ch and o[3] and remaining[opener] > 0:
+                odd = (can_open or o[4]) and (o[2] + length) % 3 == 0 and not (o[2] % 3 == 0 and length % 3 == 0)
                 if not odd:
                     found = True
                     break
@@ -119,19 +131,18 @@ def strip_emphasis(text: str) -> str:
                     prev[q] = p
             closer = nxt[closer]
             continue
-        o = runs[opener]
-        use = 2 if remaining >= 2 and o[3] >= 2 else 1
-        o[3] -= use
-        runs[closer][3] -= use
+        use = 2 if remaining[closer] >= 2 and remaining[opener] >= 2 else 1
+        remaining[opener] -= use
+        remaining[closer] -= use
         # Delimiters between the two are characters now: unlink them.
         nxt[opener] = closer
         prev[closer] = opener
-        if o[3] == 0:
+        if remaining[opener] == 0:
             p = prev[opener]
             if p >= 0:
                 nxt[p] = closer
             prev[closer] = p
-        if runs[closer][3] == 0:
+        if remaining[closer] == 0:
             p, q = prev[closer], nxt[closer]
             if p >= 0:
                 nxt[p] = q
@@ -140,10 +151,10 @@ def strip_emphasis(text: str) -> str:
             closer = q
     out: list[str] = []
     pos = 0
-    for ch, start, length, remaining, _, _ in runs:
-        if remaining != length:
+    for (ch, start, length, _, _), left in zip(runs, remaining):
+        if left != length:
             out.append(text[pos:start])
-            out.append(ch * remaining)
+            out.append(ch * left)
             pos = start + length
     out.append(text[pos:])
     return "".join(out)
@@ -211,6 +222,9 @@ def to_plain(abstract: str) -> str:
         text = abstract
     if any(t in text for t in _TRIGGERS):
         text = latex_to_text(text)
+    text = text.strip(" ")
+    if not _UNEVEN_SPACE_RE.search(text):
+        return text  # one space between words already: no list of every word
     return " ".join(text.split())  # runs of white space to one space, ends stripped
 
 

@@ -14,6 +14,9 @@ def render_many(abstracts: Iterable[str]) -> list[tuple[str, str | None, int]]:
     """(abstract_plain, urls, word count of abstract_plain) of each abstract."""
     out = []
     for abstract in abstracts:
-        plain = to_plain(abstract) or abstract
-        out.append((plain, " ".join(extract_urls(abstract)) or None, len(plain.split())))
+        plain = to_plain(abstract)
+        # to_plain's words are parted by one space each: counted without a list of them
+        words = plain.count(" ") + 1 if plain else len(abstract.split())
+        plain = plain or abstract
+        out.append((plain, " ".join(extract_urls(abstract)) or None, words))
     return out

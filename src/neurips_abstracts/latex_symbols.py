@@ -1,0 +1,100 @@
+"""The macro tables of the LaTeX renderer (:mod:`.latex`): which macros are markup, spacing,
+accents, fonts or operators, and the symbols pylatexenc knows (``\\alpha`` -> α), whose pinned
+version therefore shapes the output."""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import cache
+
+OPERATORS = frozenset(
+    "arccos arcsin arctan arg argmax argmin cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "
+    "liminf limsup ln log max min mod Pr sec sin sinh sup tan tanh tr Tr diag rank sgn sign poly polylog".split()
+)
+# Markup only: these macros render their argument(s) as they are.
+_FORMAT_1 = frozenset(
+    "textbf textit textrm textsf texttt textsc textsl textup textmd textnormal emph text mbox hbox fbox "
+    "mathrm mathbf mathit mathsf mathtt mathnormal mathbold boldsymbol bm pmb underline uline ensuremath "
+    "mathop mathord mathrel mathbin smash phantom".split()
+)
+# Vanish with no trace (switches, sizes, spacing, delimiter sizing).
+_SILENT = frozenset(
+    "em it bf rm sf tt sc sl up md normalfont ttfamily rmfamily sffamily bfseries itshape scshape upshape "
+    "mdseries tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge left right middle "
+    "big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr limits nolimits displaystyle textstyle "
+    "scriptstyle noindent par xspace centering protect relax nonumber notag allowbreak hfill vfill".split()
+)
+_SPACES = {",": " ", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": "", "@": "", "\\": " ", "\n": " ",
+           "quad": " ", "qquad": " ", "enspace": " ", "enskip": " ", "thinspace": " ", "medspace": " ",
+           "thickspace": " ", "newline": " ", "linebreak": " "}
+# Arguments that are not content: a colour, a label, a length.
+_DROP_ARGS = {"textcolor": (1, 1), "colorbox": (1, 1), "color": (1, 0), "label": (1, 0), "hspace": (1, 0), "vspace": (1, 0)}
+_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307"}
+_TEXT_LETTER_ACCENTS = {"c": "\u0327", "v": "\u030c", "u": "\u0306", "H": "\u030b", "r": "\u030a", "k": "\u0328", "b": "\u0331", "d": "\u0323", "t": "\u0361"}
+_MATH_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0305",
+                 "vec": "\u20d7", "overrightarrow": "\u20d7", "dot": "\u0307", "ddot": "\u0308", "check": "\u030c", "breve": "\u0306",
+                 "acute": "\u0301", "grave": "\u0300", "mathring": "\u030a"}
+_MATH_ENVS = frozenset("equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
+_ALPHABETS = {"mathbb": "DOUBLE-STRUCK", "mathcal": "SCRIPT", "mathscr": "SCRIPT", "mathfrak": "FRAKTUR", "Bbb": "DOUBLE-STRUCK"}
+# Macros with a rule of their own in latex._Renderer._macro (any other is a symbol or unknown).
+_DELIMITER_SIZES = frozenset(("left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "big", "Big", "bigg", "Bigg", "middle"))
+_FRACTIONS = frozenset(("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"))
+_BINOMIALS = frozenset(("binom", "dbinom", "tbinom", "choose"))
+_OVERSETS = frozenset(("overset", "stackrel", "underset"))
+_CITES = frozenset(("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "ref", "eqref", "cref", "Cref", "autoref"))
+_NOTES = frozenset(("footnote", "footnotetext", "thanks"))
+_TEXT_SCRIPTS = frozenset(("textsuperscript", "textsubscript"))
+_OPERATOR_NAMES = frozenset(("operatorname", "mathop"))
+_HANDLED = (
+    _DELIMITER_SIZES | _FRACTIONS | _BINOMIALS | _OVERSETS | _CITES | _NOTES | _TEXT_SCRIPTS | _OPERATOR_NAMES | _SILENT
+    | frozenset(_SPACES) | frozenset(_DROP_ARGS) | _FORMAT_1 | frozenset(_ALPHABETS) | OPERATORS | frozenset(_MATH_ACCENTS)
+    | frozenset(_TEXT_LETTER_ACCENTS) | {"unicode", "char", "sqrt", "not", "item"}
+)
+
+
+@cache
+def symbols() -> dict[str, str]:
+    """Macro -> Unicode for the symbols pylatexenc knows (\\alpha -> α, \\leq -> ≤, \\AA -> Å)."""
+    from pylatexenc.latex2text import get_default_latex_context_db
+
+    db = get_default_latex_context_db()
+    out = {}
+    for spec in db.iter_macro_specs():
+        repl = spec.simplify_repl
+        if isinstance(repl, str) and "%" not in repl and "<" not in repl and spec.macroname not in OPERATORS and repl.strip():
+            out.setdefault(spec.macroname, repl)
+    out.update({"|": "‖", "Vert": "‖", "lVert": "‖", "rVert": "‖", "vert": "|", "lvert": "|", "rvert": "|", "mid": "|",
+                "{": "{", "}": "}", "lbrace": "{", "rbrace": "}", "%": "%", "&": "&", "#": "#", "$": "$", "_": "_",
+                "prime": "′", "colon": ":", "over": "/", "textbackslash": "\\", "backslash": "\\", "item": "•",
+                "LaTeX": "LaTeX", "TeX": "TeX", "textemdash": "—", "textendash": "–"})
+    return out
+
+
+@cache
+def _simple_symbols() -> dict[str, tuple[str, int]]:
+    """Macro token -> its piece, for the symbols with no rule of their own (\\alpha -> α)."""
+    return {"\\" + name: (text, 0) for name, text in symbols().items() if len(name) > 1 and name not in _HANDLED}
+
+
+@cache
+def _styled(alphabet: str, ch: str) -> str:
+    """ℝ for \\mathbb{R}, 𝒪 for \\mathcal{O}; the letters that the Mathematical Alphanumeric
+    Symbols block lacks (ℝ, ℒ, ℭ) are in Letterlike Symbols, named without "MATHEMATICAL"."""
+    if ch.isascii() and ch.isdigit() and alphabet == "DOUBLE-STRUCK":
+        name = f"MATHEMATICAL DOUBLE-STRUCK DIGIT {unicodedata.name(ch).split()[-1]}"
+    elif ch.isascii() and ch.isalpha():
+        name = f"MATHEMATICAL {alphabet} {'CAPITAL' if ch.isupper() else 'SMALL'} {ch.upper()}"
+    else:
+        return ch
+    for candidate in (name, name.replace("MATHEMATICAL ", "").replace("FRAKTUR", "BLACK-LETTER")):
+        try:
+            return unicodedata.lookup(candidate)
+        except KeyError:
+            continue
+    return ch
+
+
+@cache
+def _known_names() -> frozenset[str]:
+    return frozenset(symbols()) | OPERATORS | _FORMAT_1 | _SILENT | frozenset(_ALPHABETS) | frozenset(_MATH_ACCENTS) | {
+        "frac", "sqrt", "unicode", "operatorname", "text"}
