@@ -20,7 +20,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from neurips_abstracts.characters import bad_character
+from neurips_abstracts.text.characters import bad_character
 
 from .corpus import real_abstracts
 from .near_dup import EDITS, SPAN_KINDS

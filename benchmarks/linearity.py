@@ -24,7 +24,7 @@ import gc
 import json
 import time
 
-from neurips_abstracts.render import render_many
+from neurips_abstracts.text.render import render_many
 
 from .corpus import ROOT
 from .harness import command, load_average, machine, write_results

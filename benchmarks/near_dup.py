@@ -8,7 +8,7 @@ papers: any merge of two of them is a false positive.
 
 Each cell (edit kind x rate) is one run over all distinct real abstracts plus one revision of
 each of ``--per-cell`` sampled papers, so revisions never chain through each other.
-The project's method (``neurips_abstracts.dedup``) runs beside a datasketch baseline
+The project's method (``neurips_abstracts.dedup.near_duplicates``) runs beside a datasketch baseline
 (``baselines.datasketch_clusters``: shingles by plain Python as datasketch's documentation shows,
 MinHash + MinHashLSH at the same threshold, datasketch's own band choice, LSH candidates merged
 without verification, which is how it is usually used). Both start from the texts, so each pays
@@ -26,10 +26,10 @@ import random
 import re
 from dataclasses import asdict
 
-from neurips_abstracts.config import NearDupConfig
-from neurips_abstracts.dedup import near_duplicate_clusters
+from neurips_abstracts.core.config import NearDupConfig
+from neurips_abstracts.dedup.near_duplicates import near_duplicate_clusters
 from neurips_abstracts.docs import refresh_benchmark_blocks
-from neurips_abstracts.normalize import normalize
+from neurips_abstracts.text.normalize import normalize
 
 from .baselines import datasketch_clusters
 from .corpus import ROOT, real_abstracts

@@ -44,8 +44,8 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
-from neurips_abstracts.normalize import normalize
-from neurips_abstracts.plain import to_plain
+from neurips_abstracts.text.normalize import normalize
+from neurips_abstracts.text.plain import to_plain
 
 from .corpus import CORPORA, ROOT, YEARS
 from .harness import command, load_average, machine, write_results
@@ -306,7 +306,7 @@ def throughput(render, texts: list[str], passes: int = 3) -> float:
 
 def candidates() -> dict:
     """Whole-abstract renderers to compare against, those that are installed."""
-    from neurips_abstracts.plain import strip_markdown
+    from neurips_abstracts.text.plain import strip_markdown
 
     out = {}
 
@@ -374,7 +374,7 @@ def main() -> None:
     result = {
         "abstracts": len(papers),
         "with_latex": sum(bool(re.search(r"[\\$]", t)) for t in texts),
-        "renderer": "neurips_abstracts.plain.to_plain",
+        "renderer": "neurips_abstracts.text.plain.to_plain",
         "reasons": REASONS,
         "abstracts_per_second": throughput(to_plain, texts),
         **evaluate(papers, plains),

@@ -202,7 +202,7 @@ def ensure_duplicated(n: int) -> Path:
 
 def records_of(folder: Path) -> list[str]:
     """The raw text of every record of the dumps in ``folder``, in dump order."""
-    from neurips_abstracts.parse import parse_dump
+    from neurips_abstracts.ingest.parse import parse_dump
 
     return [r.text_raw for p in sorted(folder.glob("*.txt")) for r in parse_dump(p.name, p.read_bytes()).records]
 
@@ -214,7 +214,7 @@ def ours_whole(n: int | str) -> dict:
     import pylatexenc.latex2text  # noqa: F401
 
     from neurips_abstracts.build import build
-    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     folder, _, _ = _files(n)
     out = OUT / f"dist-{n}"
@@ -232,7 +232,7 @@ def reference_whole(n: int) -> dict:
     import datasketch  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     folder, _, _ = _files(n)
     c = DEFAULT_CONFIG.near_dup
@@ -254,8 +254,8 @@ def prepare_distinct(n: int) -> Path:
     """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
     written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
     from neurips_abstracts import pipeline
-    from neurips_abstracts.config import DEFAULT_CONFIG
-    from neurips_abstracts.load import read_raw
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
+    from neurips_abstracts.ingest.load import read_raw
 
     folder, _, labels = _files(n)
     parsed = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
@@ -276,8 +276,8 @@ def near_dup_comparison(texts_file: Path, with_datatrove: bool) -> dict:
     one repeat to the next), under ``harness.timed``'s conditions."""
     import statistics
 
-    from neurips_abstracts import dedup
-    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
+    from neurips_abstracts.dedup import near_duplicates as dedup
 
     with open(texts_file, "rb") as fh:
         distinct, truth = pickle.load(fh)
@@ -317,7 +317,7 @@ def datatrove_comparison(texts: list[str], ours) -> dict | None:
 
     if not all(importlib.util.find_spec(m) for m in ("datatrove", "spacy")):
         return None
-    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     c = DEFAULT_CONFIG.near_dup
     cores = usable_cores()

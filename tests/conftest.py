@@ -126,7 +126,7 @@ def seed_counts() -> dict[str, int]:
     """What a build of the seeds must report, derived from the seeds themselves: every record is
     an occurrence; texts equal after normalization are one paper (no two seeds are revisions of
     one another, so there are no near duplicates)."""
-    from neurips_abstracts.normalize import normalize
+    from neurips_abstracts.text.normalize import normalize
 
     texts = seed_abstracts()
     papers = len({normalize(t) for t in texts})
@@ -273,6 +273,6 @@ def raw_copy(tmp_path) -> Path:
 def shingles(text: str, n: int):
     """Sorted unique 64-bit hashes of the case-folded word n-grams of ``text`` (the package
     hashes them a batch at a time: ``dedup.shingle_many``)."""
-    from neurips_abstracts.dedup import shingle_many
+    from neurips_abstracts.dedup.near_duplicates import shingle_many
 
     return shingle_many(n, [text])[0]

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from neurips_abstracts.write import data_path
+from neurips_abstracts.core.names import data_path
 
 from .conftest import HEADER, run_cli
 

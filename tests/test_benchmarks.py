@@ -74,14 +74,14 @@ def calls_into_package(fn, *args, **kwargs) -> tuple[object, list[str]]:
 
 
 def test_the_hook_sees_a_call_into_the_package():
-    from neurips_abstracts.dedup import shingle_many
+    from neurips_abstracts.dedup.near_duplicates import shingle_many
 
     _, seen = calls_into_package(shingle_many, 3, [PAPER])
-    assert "neurips_abstracts.dedup.shingle_many" in seen
+    assert "neurips_abstracts.dedup.near_duplicates.shingle_many" in seen
 
 
 def test_datasketch_baseline_calls_nothing_of_ours():
-    from neurips_abstracts.config import NearDupConfig
+    from neurips_abstracts.core.config import NearDupConfig
 
     from benchmarks import near_dup
     from benchmarks.baselines import datasketch_clusters

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from neurips_abstracts.build import build, check, diff_dirs
-from neurips_abstracts.write import data_path
+from neurips_abstracts.core.names import data_path
 
 from .conftest import ROOT, SEED_DIR, make_dump, run_cli, run_process, seed_counts, seed_files
 
@@ -153,8 +153,7 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
 
 def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypatch):
     """Dumps listed in reverse, raw texts spooled in pieces of every size: the same release."""
-    from neurips_abstracts import build as build_module
-    from neurips_abstracts import pipeline
+    from neurips_abstracts import build as build_module, pipeline
     from neurips_abstracts.build import build
 
     from .conftest import snapshot, synthetic_dumps
@@ -185,7 +184,7 @@ def test_cli_build_imports_only_what_it_uses(tmp_path):
     pandas and hypothesis parts, the libraries only other commands use, huggingface_hub's Hub
     client (the card needs its DatasetCardData alone, see card.render_card) and tqdm when
     output is redirected (no bar to draw) stay out of a build's process."""
-    from neurips_abstracts.schema import hidden
+    from neurips_abstracts.core.schema import hidden
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
               "huggingface_hub.repocard", "httpx2", "tqdm")

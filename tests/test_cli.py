@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from neurips_abstracts.resources import dataset_version
+from neurips_abstracts.core.resources import dataset_version
 
 from .conftest import copy_seeds, run_cli
 

@@ -5,8 +5,15 @@ import subprocess
 import pytest
 
 from neurips_abstracts.build import build
-from neurips_abstracts.diff import compare, load_side, release_commit, to_markdown, word_excerpt, write_changelog
-from neurips_abstracts.normalize import normalize
+from neurips_abstracts.release.diff import (
+    compare,
+    load_side,
+    release_commit,
+    to_markdown,
+    word_excerpt,
+    write_changelog,
+)
+from neurips_abstracts.text.normalize import normalize
 
 from .conftest import SEED_DIR, copy_seeds, make_dump, run_cli, synthetic_abstracts
 

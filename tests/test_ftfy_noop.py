@@ -12,8 +12,8 @@ from ftfy import badness, chardata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts import ftfy_noop
-from neurips_abstracts.normalize import FTFY_CONFIG, _normalize_full, normalize
+from neurips_abstracts.text import ftfy_noop
+from neurips_abstracts.text.normalize import FTFY_CONFIG, _normalize_full, normalize
 
 from .conftest import REAL_SOURCES, real_texts
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from neurips_abstracts import guard
 from neurips_abstracts.build import build
-from neurips_abstracts.guard import MARK, Refused, check_raw_target, check_replaceable, remove_litter, replace_dir
+from neurips_abstracts.core import guard
+from neurips_abstracts.core.guard import MARK, Refused, check_raw_target, check_replaceable, remove_litter, replace_dir
 
 from .conftest import ROOT, SEED_DIR, copy_seeds, run_cli, run_process
 
@@ -192,7 +192,7 @@ def test_release_moved_aside_by_a_killed_swap_is_moved_back(ws):
 def test_build_first_moves_back_the_release_it_reads(ws):
     """The release beside raw/ is the registry of ids: a build finding it moved aside by a killed
     build reads it back before anything else, even when it then fails on its input."""
-    from neurips_abstracts.errors import DumpError
+    from neurips_abstracts.core.errors import DumpError
 
     old = tree(ws / "dist")
     (ws / "dist").rename(ws / f".dist.{MARK}-old-{dead_pid()}-abc123")

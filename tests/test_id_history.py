@@ -40,16 +40,17 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
 from neurips_abstracts import build as build_module
-from neurips_abstracts import manifest as manifest_module
 from neurips_abstracts.add import add_dump
 from neurips_abstracts.build import produce
-from neurips_abstracts.config import DEFAULT_CONFIG
-from neurips_abstracts.errors import DumpError
-from neurips_abstracts.identity import new_paper_id, record_key
-from neurips_abstracts.manifest import build_manifest
-from neurips_abstracts.previous import read_previous
-from neurips_abstracts.sidecar import sidecar_name
-from neurips_abstracts.write import data_path, dumps_json, write_parquet, write_text
+from neurips_abstracts.core.config import DEFAULT_CONFIG
+from neurips_abstracts.core.errors import DumpError
+from neurips_abstracts.core.names import data_path
+from neurips_abstracts.ids.identity import new_paper_id, record_key
+from neurips_abstracts.ingest.previous import read_previous
+from neurips_abstracts.ingest.sidecar import sidecar_name
+from neurips_abstracts.release import manifest as manifest_module
+from neurips_abstracts.release.manifest import build_manifest
+from neurips_abstracts.release.write import dumps_json, write_parquet, write_text
 
 from .conftest import make_dump
 

@@ -16,13 +16,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from neurips_abstracts import pipeline, versions
+from neurips_abstracts import pipeline
 from neurips_abstracts.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
-from neurips_abstracts.diff import compare, load_side
-from neurips_abstracts.identity import new_paper_id
-from neurips_abstracts.normalize import normalize
-from neurips_abstracts.write import data_path
+from neurips_abstracts.core.names import data_path
+from neurips_abstracts.dedup import versions
+from neurips_abstracts.ids.identity import new_paper_id
+from neurips_abstracts.release.diff import compare, load_side
+from neurips_abstracts.text.normalize import normalize
 
 from .conftest import HEADER, make_dump, run_cli
 
@@ -357,7 +358,7 @@ def test_a_change_in_how_dumps_split_into_records_moves_no_id(tmp_path, monkeypa
     it splits them."""
     import dataclasses
 
-    from neurips_abstracts.parse import RawRecord
+    from neurips_abstracts.ingest.parse import RawRecord
 
     raw = tmp_path / "raw"
     raw.mkdir()

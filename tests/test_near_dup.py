@@ -9,13 +9,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from neurips_abstracts.build import build, diff_dirs
-from neurips_abstracts.config import DEFAULT_CONFIG, BuildConfig
-from neurips_abstracts.contracts import check
-from neurips_abstracts.dedup import jaccard
-from neurips_abstracts.identity import new_paper_id
-from neurips_abstracts.normalize import normalize
+from neurips_abstracts.core.config import DEFAULT_CONFIG, BuildConfig
+from neurips_abstracts.core.names import data_path
+from neurips_abstracts.dedup.near_duplicates import jaccard
+from neurips_abstracts.ids.identity import new_paper_id
 from neurips_abstracts.pipeline import run
-from neurips_abstracts.write import data_path
+from neurips_abstracts.release.contracts import check
+from neurips_abstracts.text.normalize import normalize
 
 from .conftest import make_dump, seed_abstracts, shingles, synthetic_abstracts
 
@@ -164,7 +164,7 @@ def test_nothing_lost_under_random_dumps(data):
 def test_candidate_pairs_are_exactly_the_pairs_sharing_a_band(seed, n, alphabet):
     import numpy as np
 
-    from neurips_abstracts.dedup import candidate_pairs
+    from neurips_abstracts.dedup.near_duplicates import candidate_pairs
 
     config = DEFAULT_CONFIG.near_dup
     sigs = np.random.default_rng(seed).integers(0, alphabet, size=(n, config.num_perm), dtype=np.uint32)

@@ -4,7 +4,7 @@ import unicodedata
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts.normalize import normalize
+from neurips_abstracts.text.normalize import normalize
 
 
 @settings(max_examples=500, deadline=None)
@@ -70,14 +70,14 @@ def test_nfc_composes():
 def test_ascii_shortcut_equals_the_full_path(text):
     """Inputs: any ASCII text but those holding ESC (which ftfy reads as a terminal escape and
     the shortcut leaves to the full path). The shortcut gives what the full path gives."""
-    from neurips_abstracts.normalize import _normalize_full
+    from neurips_abstracts.text.normalize import _normalize_full
 
     if "\x1b" not in text:
         assert normalize(text) == _normalize_full(text)
 
 
 def test_records_collapse_into_versions_as_dumps_arrive():
-    from neurips_abstracts.config import DEFAULT_CONFIG
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
     from neurips_abstracts.pipeline import parse
 
     from .conftest import make_dump

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts.errors import DumpError
-from neurips_abstracts.parse import parse_dump
+from neurips_abstracts.core.errors import DumpError
+from neurips_abstracts.ingest.parse import parse_dump
 
 from .conftest import HEADER, SEED_DIR, SEEDS, require_shared, seed_abstracts, seed_files
 
@@ -118,7 +118,7 @@ def test_every_invisible_format_character_counts_as_blank():
     import sys
     import unicodedata
 
-    from neurips_abstracts.parse import _INVISIBLE_LINE_RE
+    from neurips_abstracts.ingest.parse import _INVISIBLE_LINE_RE
 
     shows = {0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD, 0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD,
              0xFFF9, 0xFFFA, 0xFFFB} | set(range(0x13430, 0x13460))  # signs that print, Egyptian hieroglyph controls
@@ -131,7 +131,7 @@ def test_every_invisible_format_character_counts_as_blank():
 def _records_line_by_line(data: bytes) -> tuple[list[tuple], list[tuple[int, str]]]:
     """The record rule stated line by line (how the parser once ran): a record is a run of lines
     that ``str.strip()`` leaves non-empty and that are not all invisible characters."""
-    from neurips_abstracts.parse import _INVISIBLE_LINE_RE
+    from neurips_abstracts.ingest.parse import _INVISIBLE_LINE_RE
 
     start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     records, para, invisible, pos = [], [], [], start
@@ -174,7 +174,7 @@ def test_records_found_by_one_scan_are_those_of_the_line_rule(body, bom):
 
 
 def test_quick_byte_test_never_misses_a_bad_character():
-    from neurips_abstracts.characters import _NONCHARACTERS, _may_hold_bad_character, bad_character
+    from neurips_abstracts.text.characters import _NONCHARACTERS, _may_hold_bad_character, bad_character
 
     for c in [*_NONCHARACTERS, 0xD800, 0xDBFF, 0xDC00, 0xDFFF]:
         text = f"é—中 {chr(c)} 😀"

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts.plain import extract_urls, latex_to_text, to_plain
+from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_plain_text_white_space_collapsed_as_the_regular_expression_would(text):
     rendering is single-spaced."""
     import re
 
-    from neurips_abstracts.plain import to_plain
+    from neurips_abstracts.text.plain import to_plain
 
     expected = re.sub(r"\s+", " ", text).strip()
     assert " ".join(text.split()) == expected
@@ -125,7 +125,7 @@ def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     is what markdown-it-py, a CommonMark parser, shows as text."""
     from markdown_it import MarkdownIt
 
-    from neurips_abstracts.plain import strip_emphasis
+    from neurips_abstracts.text.plain import strip_emphasis
 
     md = MarkdownIt("zero").enable(["emphasis"])
     children = md.parseInline(text)[0].children or []
@@ -190,7 +190,7 @@ def test_fidelity_checks_count_lost_about_and_currency():
     ],
 )
 def test_bad_characters_are_found_where_they_are(source, offset, words):
-    from neurips_abstracts.characters import bad_character
+    from neurips_abstracts.text.characters import bad_character
 
     found = bad_character(source)
     assert found is not None and found[0] == offset and words in found[1]
@@ -200,7 +200,7 @@ def test_bad_characters_are_found_where_they_are(source, offset, words):
     "source", [r"\unicode{x2014}", r"\unicode{8212}", r"\unicode{abc}", r"\char65", '\\char"41', r"\chart", "x^^2", "a^{b}", "€ 中 é"]
 )
 def test_good_characters_are_not_refused(source):
-    from neurips_abstracts.characters import bad_character
+    from neurips_abstracts.text.characters import bad_character
 
     assert bad_character(source) is None
 
@@ -229,7 +229,7 @@ def test_every_text_renders_to_text_or_is_refused(text):
     refusal rule flags the text, or the text itself holds a control character (removed by
     normalization before any rendering), it holds no control character, surrogate or
     noncharacter."""
-    from neurips_abstracts.characters import bad_character
+    from neurips_abstracts.text.characters import bad_character
 
     plain = to_plain(text)
     plain.encode("utf-8")
@@ -251,13 +251,13 @@ def test_every_text_renders_to_text_or_is_refused(text):
     ],
 )
 def test_math_spans(text, spans):
-    from neurips_abstracts.latex_parser import math_spans
+    from neurips_abstracts.text.latex_parser import math_spans
 
     assert [text[a:b] for a, b in math_spans(text)] == spans
 
 
 def test_long_record_limit_is_the_one_contributing_states(tmp_path):
-    from neurips_abstracts.validate import MAX_RECORD_CHARS, validate
+    from neurips_abstracts.ingest.validate import MAX_RECORD_CHARS, validate
 
     row = next(line for line in (Path(__file__).parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("| `long-record`"))

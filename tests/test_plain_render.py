@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from benchmarks.plain_fidelity import ambiguous_scripts, dropped, glued_operators, leftover_markup
 from neurips_abstracts.pipeline import render_many
-from neurips_abstracts.plain import to_plain
+from neurips_abstracts.text.plain import to_plain
 
 SEED = (
     r"We show that the Adam optimizer acts as a \(\diag(\bH)^{-1/2}\) preconditioner, where \(\bH\) "

@@ -8,9 +8,9 @@ import subprocess
 import pytest
 
 from neurips_abstracts.build import build
-from neurips_abstracts.hub_plan import repo_id_problem
-from neurips_abstracts.publish import stage_release
-from neurips_abstracts.resources import dataset_version, hub_repo
+from neurips_abstracts.core.resources import dataset_version, hub_repo
+from neurips_abstracts.hub.plan import repo_id_problem
+from neurips_abstracts.hub.publish import stage_release
 
 from .conftest import make_dump, run_cli, run_process, seed_files
 from .hub_server import Hub
@@ -351,7 +351,7 @@ def test_refuses_dirty_tree_stale_dist_and_unverifiable_dist(project, hub):
 
 def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
     """--stage replaces its folder whole: never raw/, dist/, the checkout or a folder of other files."""
-    from neurips_abstracts.publish import stage_problem
+    from neurips_abstracts.hub.publish import stage_problem
 
     raw, dist = project / "raw", project / "dist"
     other = tmp_path / "notes"
@@ -404,8 +404,7 @@ def no_xet(monkeypatch):
 
 def publish_in_process(project, hub, force_tag=False, **config):
     """The library call the CLI makes once its checks pass: the real client, its output kept."""
-    from neurips_abstracts.publish import PublishConfig, PublishError
-    from neurips_abstracts.publish import publish as run_publish
+    from neurips_abstracts.hub.publish import PublishConfig, PublishError, publish as run_publish
 
     lines = []
     try:

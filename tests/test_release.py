@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from neurips_abstracts.core.names import data_path
+from neurips_abstracts.core.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.docs import refresh, stale
-from neurips_abstracts.schema import TABLES, field_names, hf_features_dict
-from neurips_abstracts.verify import verify
-from neurips_abstracts.write import data_path
+from neurips_abstracts.release.verify import verify
 
 from .conftest import ROOT, SEED_DIR, run_cli, run_process, seed_counts, seed_files
 
@@ -46,8 +46,8 @@ def test_card_is_what_huggingface_hubs_dataset_card_makes(seeds_dist, tmp_path, 
     the same bytes."""
     from huggingface_hub import DatasetCard
 
-    from neurips_abstracts import card
     from neurips_abstracts.build import build
+    from neurips_abstracts.release import card
 
     made = []
 
@@ -174,7 +174,7 @@ def test_verify_passes_and_catches_tampering(seeds_dist, dist_copy):
 
 
 def test_verify_runs_the_standards_validators(seeds_dist, dist_copy):
-    from neurips_abstracts.verify import croissant_problems, frictionless_problems
+    from neurips_abstracts.release.verify import croissant_problems, frictionless_problems
 
     assert frictionless_problems(seeds_dist) == [] and croissant_problems(seeds_dist) == []
 
@@ -195,8 +195,8 @@ def test_verify_runs_the_standards_validators(seeds_dist, dist_copy):
 
 
 def test_readme_pin_block_names_the_configured_repository(seeds_dist):
+    from neurips_abstracts.core.resources import hub_repo
     from neurips_abstracts.docs import pinned_load_block
-    from neurips_abstracts.resources import hub_repo
 
     manifest = json.loads((seeds_dist / "build_manifest.json").read_text())
     tag = f"v{manifest['dataset_version']}"
@@ -297,7 +297,7 @@ def test_release_validates_with_the_real_tools(releases, which, tmp_path, monkey
     assert proc.returncode == 0 and "Done" in proc.stderr, proc.stderr[-2000:]
     # The only warning allowed is for a build between releases: no CHANGELOG date yet, so no
     # datePublished (the release step dates the entry; test_date_published_comes_from_the_changelog)
-    from neurips_abstracts.verify import _unreleased
+    from neurips_abstracts.release.verify import _unreleased
 
     lines = proc.stderr.splitlines()
     warned = [line for line in lines if line.lstrip().startswith("-  [")]
@@ -317,7 +317,7 @@ def _sentences(text: str) -> list[str]:
 
 @pytest.mark.parametrize("which", ["dist", "staged"])
 def test_no_file_claims_cc0_over_the_abstracts(releases, which):
-    from neurips_abstracts import texts
+    from neurips_abstracts.release import texts
 
     folder = releases[which]
     package = json.loads((folder / "datapackage.json").read_text())
@@ -361,13 +361,13 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     datePublished; a build between releases (no dated entry yet) carries none, and verify
     accepts it."""
     from neurips_abstracts import build as build_module
-    from neurips_abstracts import resources
     from neurips_abstracts.build import build
+    from neurips_abstracts.core import resources
 
     changelog = "# Changelog\n\n## 9.9.0" + (" (2027-01-31)" if dated else "") + "\n\n- Something.\n"
     real = resources.read_text
     monkeypatch.setattr(build_module, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
-    from neurips_abstracts import manifest as manifest_module
+    from neurips_abstracts.release import manifest as manifest_module
 
     monkeypatch.setattr(build_module, "dataset_version", lambda: "9.9.0")
     monkeypatch.setattr(manifest_module, "dataset_version", lambda: "9.9.0")
@@ -388,8 +388,8 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     import pyarrow as pa
 
     from neurips_abstracts.build import build
-    from neurips_abstracts.diff import _read_parquet
-    from neurips_abstracts.write import data_path
+    from neurips_abstracts.core.names import data_path
+    from neurips_abstracts.release.diff import _read_parquet
 
     from .conftest import make_dump
 
@@ -419,7 +419,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     import sysconfig
 
     from neurips_abstracts.build import diff_dirs
-    from neurips_abstracts.resources import dataset_version
+    from neurips_abstracts.core.resources import dataset_version
 
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(ROOT)],
@@ -511,8 +511,9 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
 def test_release_prose_comes_from_the_prose_file_and_all_of_it_is_used(seeds_dist, tmp_path, monkeypatch):
     """Maintainers edit the documents' prose in templates/prose.yaml: each paragraph of it reaches
     a release document, and an edit to the file (no Python touched) reaches the card."""
-    from neurips_abstracts import release, resources, texts
     from neurips_abstracts.build import build
+    from neurips_abstracts.core import resources
+    from neurips_abstracts.release import contents as release, texts
 
     prose = yaml.safe_load((ROOT / texts.PROSE_FILE).read_text(encoding="utf-8"))
     documents = "".join((seeds_dist / name).read_text(encoding="utf-8")

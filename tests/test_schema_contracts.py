@@ -3,9 +3,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from neurips_abstracts.contracts import ContractError, check
-from neurips_abstracts.schema import TABLES, arrow_schema, field_names, hf_features_dict, pandera_schema, table_schema
-from neurips_abstracts.write import data_path
+from neurips_abstracts.core.names import data_path
+from neurips_abstracts.core.schema import (
+    TABLES,
+    arrow_schema,
+    field_names,
+    hf_features_dict,
+    pandera_schema,
+    table_schema,
+)
+from neurips_abstracts.release.contracts import ContractError, check
 
 
 @pytest.fixture(scope="module")

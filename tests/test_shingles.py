@@ -8,9 +8,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts import dedup
-from neurips_abstracts.config import DEFAULT_CONFIG
-from neurips_abstracts.normalize import normalize
+from neurips_abstracts.core.config import DEFAULT_CONFIG
+from neurips_abstracts.dedup import near_duplicates as dedup
+from neurips_abstracts.text.normalize import normalize
 
 from .conftest import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts
 

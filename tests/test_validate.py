@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from neurips_abstracts.config import BuildConfig
-from neurips_abstracts.validate import validate
+from neurips_abstracts.core.config import BuildConfig
+from neurips_abstracts.ingest.validate import validate
 
 from .conftest import CORPORA, HEADER, SEED_DIR, copy_seeds, require_shared, run_cli, seed_files
 
@@ -65,7 +65,7 @@ def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
     copy.write_bytes(seed.read_bytes())
     findings = validate([copy], raw_dir=SEED_DIR)
     assert [(f.code, f.severity) for f in findings] == [("copy", "error")] and seed.name in findings[0].message
-    import neurips_abstracts.load as load
+    import neurips_abstracts.ingest.load as load
 
     monkeypatch.setattr(load, "MAX_DUMP_BYTES", 100)
     assert [f.code for f in validate([copy], raw_dir=tmp_path / "none")] == ["size"]
@@ -75,7 +75,7 @@ def test_html_entity_warning_is_what_the_build_renders(tmp_path):
     """validate warns about exactly the references the build renders as characters: the longest
     HTML5 name (31 characters) is one; a 32-character name is none (validate used to flag it,
     while the renderer kept it as text)."""
-    from neurips_abstracts.plain import to_plain
+    from neurips_abstracts.text.plain import to_plain
 
     longest, too_long = "&CounterClockwiseContourIntegral;", "&" + "Abcdefgh" * 4 + ";"
     assert to_plain(f"x {longest} y") == "x \u2233 y" and to_plain(f"x {too_long} y") == f"x {too_long} y"
@@ -144,7 +144,7 @@ def _runner_parse(line: str) -> tuple[str, dict[str, str], str]:
 
 
 def test_github_annotations_cannot_be_forged_by_a_file_name():
-    from neurips_abstracts.validate import Finding
+    from neurips_abstracts.ingest.validate import Finding
 
     crafted = "raw/x,line=9,title=ok::notice::forged%0A\r\n::error file=y::more.txt"
     message = "100% sure,: a message\nwith ::two:: lines"
@@ -189,7 +189,7 @@ SECOND = "001_0000000000000002.txt"
 
 
 def _sidecar(raw, name, sha256):
-    from neurips_abstracts.sidecar import DumpMeta, sidecar_name
+    from neurips_abstracts.ingest.sidecar import DumpMeta, sidecar_name
 
     (raw / sidecar_name(name)).write_text(DumpMeta(name, sha256, None, None, "2026-11-01").to_json())
 
@@ -232,7 +232,7 @@ EXPECTED = {
 @pytest.mark.parametrize("case", sorted(FOLDERS))
 def test_validate_and_build_agree(tmp_path, case):
     from neurips_abstracts.build import produce
-    from neurips_abstracts.errors import DumpError
+    from neurips_abstracts.core.errors import DumpError
 
     raw = tmp_path / "raw"
     raw.mkdir()

@@ -21,12 +21,12 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import DEFAULT_CONFIG, BuildConfig
-from .errors import DumpError
-from .guard import Refused, check_raw_target, remove_litter, temporary_file
-from .names import DUMP_SUFFIX, dump_number
-from .sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
-from .validate import Finding, validate
+from .core.config import DEFAULT_CONFIG, BuildConfig
+from .core.errors import DumpError
+from .core.guard import Refused, check_raw_target, remove_litter, temporary_file
+from .core.names import DUMP_SUFFIX, dump_number
+from .ingest.sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
+from .ingest.validate import Finding, validate
 
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
@@ -120,7 +120,7 @@ def plan_add(
 
 
 def _previous(raw: Path):
-    from .previous import previous_release
+    from .ingest.previous import previous_release
 
     return previous_release(raw)
 
@@ -198,10 +198,10 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     import pyarrow.parquet as pq
 
     from .build import produce
-    from .load import folder_entries
-    from .write import data_path
+    from .core.names import data_path
+    from .ingest.load import folder_entries
 
-    from .guard import temporary_folder
+    from .core.guard import temporary_folder
 
     previous = _previous(plan.raw)
     with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run

@@ -7,20 +7,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .config import DEFAULT_CONFIG, BuildConfig
-from .gc_pause import gc_paused
-from .guard import check_replaceable, remove_litter, temporary_folder
-from .errors import DumpError
-from .load import dump_paths, read_meta
-from .manifest import build_manifest
-from .names import MANIFEST, release_beside
-from .resources import dataset_version, hub_repo, maintainers
-from .resources import read_text as read_resource
+from .core.config import DEFAULT_CONFIG, BuildConfig
+from .core.errors import DumpError
+from .core.gc_pause import gc_paused
+from .core.guard import check_replaceable, remove_litter, temporary_folder
+from .core.names import MANIFEST, release_beside, data_path
+from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
+from .core.schema import TABLES
+from .ingest.load import dump_paths, read_meta
+from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
 from .pipeline import BuildResult, no_timer, run
-from .previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
-from .schema import TABLES
+from .release.manifest import build_manifest
+from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
 from .stats import compute as compute_stats
-from .write import atomic_dir, data_path, dumps_json, write_parquet, write_parquet_batches, write_text
 
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
@@ -49,7 +48,7 @@ def produce(
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
     read one at a time, as the build reaches them."""
-    from .contracts import check
+    from .release.contracts import check
 
     prev = previous_release(raw_dir, previous)
     version = dataset_version()
@@ -68,9 +67,9 @@ def produce(
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
     """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
-    from . import croissant, datapackage, release, texts
-    from .card import card
-    from .datasheet import datasheet
+    from .release import croissant, datapackage, contents as release, texts
+    from .release.card import card
+    from .release.datasheet import datasheet
 
     
     tables = {"papers": result.papers, "ids": result.ids}

@@ -53,7 +53,7 @@ class DefaultBuildGroup(ReportsErrors):
 def _print_version(ctx: click.Context, param, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from .resources import dataset_version
+    from .core.resources import dataset_version
 
     click.echo(f"neurips-abstracts {dataset_version()}")
     ctx.exit()

@@ -9,8 +9,8 @@ import click
 
 from .cli_errors import as_invoked
 from .cli_output import AsInvokedCommand, fail, plural
-from .contracts import ContractError
-from .errors import DumpError
+from .core.errors import DumpError
+from .release.contracts import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -86,9 +86,8 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
     import dataclasses
     import os
 
-    from .config import DEFAULT_CONFIG
-    from .validate import as_json
-    from .validate import validate as run_validate
+    from .core.config import DEFAULT_CONFIG
+    from .ingest.validate import as_json, validate as run_validate
 
     config = dataclasses.replace(DEFAULT_CONFIG, venue=venue or DEFAULT_CONFIG.venue, year=year or DEFAULT_CONFIG.year)
     findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir)

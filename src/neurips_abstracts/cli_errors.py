@@ -25,7 +25,7 @@ def as_invoked(text: str) -> str:
     return text.replace(DOC_PROG, _invoked[0])
 
 
-_EXPECTED = {"errors": "DumpError", "add": "AddError", "contracts": "ContractError", "publish": "PublishError"}
+_EXPECTED = {"core.errors": "DumpError", "add": "AddError", "release.contracts": "ContractError", "hub.publish": "PublishError"}
 
 
 def _expected() -> tuple[type[BaseException], ...]:

@@ -47,7 +47,7 @@ def stage_progress():
         return
     from tqdm import tqdm
 
-    from .stages import STAGES
+    from .core.stages import STAGES
 
     with tqdm(total=len(STAGES), unit="stage", disable=None, file=sys.stderr, leave=False) as bar:
         done: set[str] = set()

@@ -9,13 +9,13 @@ import click
 
 from .cli_errors import as_invoked
 from .cli_output import AsInvokedCommand, fail, invoked
-from .contracts import ContractError
-from .errors import DumpError
+from .core.errors import DumpError
+from .release.contracts import ContractError
 
 
 def _repo_id(ctx, param, value: str | None) -> str:
-    from .hub_plan import repo_id_problem
-    from .resources import hub_repo
+    from .core.resources import hub_repo
+    from .hub.plan import repo_id_problem
 
     value = value or hub_repo()
     problem = repo_id_problem(value)
@@ -58,13 +58,19 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     """
     from huggingface_hub import get_token
 
+    from .core.guard import temporary_folder
+    from .core.names import holds_release
     from .docs import docs_skipped
-    from .guard import temporary_folder
-    from .hub_plan import make_plan, render_plan
-    from .names import holds_release
-    from .publish import PublishConfig, PublishError, preconditions, stage_problem, stage_release
-    from .publish import publish as run_publish
-    from .verify import verify as run_verify
+    from .hub.plan import make_plan, render_plan
+    from .hub.publish import (
+        PublishConfig,
+        PublishError,
+        preconditions,
+        stage_problem,
+        stage_release,
+        publish as run_publish,
+    )
+    from .release.verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
     if not holds_release(dist):

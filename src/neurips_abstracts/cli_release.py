@@ -7,8 +7,8 @@ import sys
 import click
 
 from .cli_output import AsInvokedCommand, fail, invoked, plural, stage_progress
-from .contracts import ContractError
-from .errors import DumpError
+from .core.errors import DumpError
+from .release.contracts import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -28,12 +28,12 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         python build_dataset.py build --raw raw --out dist
     """
     from .build import build as run_build
-    from .previous import BESIDE_RAW
+    from .ingest.previous import BESIDE_RAW
 
+    from .core.resources import CHECKOUT_ROOT
     from .docs import docs_skipped, refresh
-    from .resources import CHECKOUT_ROOT
 
-    from .schema import hidden
+    from .core.schema import hidden
 
     try:
         # pyarrow imports pandas the first time it makes an array, to ask whether its input is a
@@ -107,8 +107,7 @@ def verify(dist_dir: str) -> None:
     Example:
         python build_dataset.py verify dist
     """
-    from .verify import croissant_validator
-    from .verify import verify as run_verify
+    from .release.verify import croissant_validator, verify as run_verify
 
     problems = run_verify(dist_dir)
     for problem in problems:
@@ -143,10 +142,9 @@ def diff(old, new, fmt, write_changelog) -> None:
     """
     import json
 
-    from .diff import compare, load_side, to_markdown
-    from .diff import write_changelog as add_entry
-    from .release import CHANGELOG
-    from .resources import checkout
+    from .core.resources import checkout
+    from .release.contents import CHANGELOG
+    from .release.diff import compare, load_side, to_markdown, write_changelog as add_entry
 
     try:
         d = compare(load_side(old), load_side(new))

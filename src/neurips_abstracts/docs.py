@@ -13,10 +13,10 @@ import json
 import re
 from pathlib import Path
 
-from .names import MANIFEST
-from .release import DATASHEET
-from .resources import CHECKOUT_ROOT, checkout, hub_repo
-from .stages import STAGES
+from .core.names import MANIFEST
+from .core.resources import CHECKOUT_ROOT, checkout, hub_repo
+from .core.stages import STAGES
+from .release.contents import DATASHEET
 
 BENCHMARKS_README = "benchmarks/README.md"
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)

@@ -22,23 +22,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .config import BuildConfig
-from .dedup import jaccard_many, near_duplicate_clusters
-from .identity import Founding, Identity, assign_ids
-from .load import copy_error
-from .occurrences import POSITIONS, RELATIONS, Occurrences, Spool
-from .parse import Dump, parse_dump
-from .render import render_many
-from .previous import PreviousRelease, published_change, record_key
-from .schema import arrow_schema
-from .sidecar import (
-    DumpMeta,
-    added_key,
-    changed_since_added,
-    crawl_key,
-    published_meta,
-)
-from .versions import Versions, _Grow
+from .core.config import BuildConfig
+from .core.schema import arrow_schema
+from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
+from .dedup.versions import Versions, _Grow
+from .ids.identity import Founding, Identity, assign_ids
+from .ingest.load import copy_error
+from .ingest.parse import Dump, parse_dump
+from .ingest.previous import PreviousRelease, published_change, record_key
+from .ingest.sidecar import DumpMeta, added_key, changed_since_added, crawl_key, published_meta
+from .release.occurrences import POSITIONS, RELATIONS, Occurrences, Spool
+from .text.render import render_many
 
 
 @contextmanager

@@ -1,0 +1,48 @@
+"""The names of the files the project reads and writes: a dump and its metadata file in raw/,
+and the two files that make a folder a release."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+DUMP_SUFFIX = ".txt"
+SIDECAR_SUFFIX = ".json"  # a dump's metadata file: the dump's name with this suffix instead
+NAME_RE = re.compile(r"^(?P<number>\d{3,})_[0-9a-f]{16}\.txt$")  # 1000_… follows 999_…
+NAME_RULE = "file name must be NNN_<16 lowercase hex>.txt (three or more digits), e.g. 004_0123456789abcdef.txt"
+MANIFEST = "build_manifest.json"  # a folder holding it is a release: ours to replace
+SUMS = "SHA256SUMS"  # ... if every file in it is one this list names
+
+
+def dump_number(name: str) -> int | None:
+    """The number a dump's name starts with (its place in the order dumps were added), None
+    for a name that breaks ``NAME_RULE``."""
+    m = NAME_RE.match(name)
+    return int(m["number"]) if m else None
+
+
+def holds_release(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a release: its manifest, as a file. (``guard``, refusing to
+    replace a folder, takes anything by that name as the mark of one.)"""
+    return (Path(folder) / MANIFEST).is_file()
+
+
+def release_beside(raw_dir: str | Path) -> Path:
+    """The release next to a raw folder (``raw/`` -> ``dist/``): the one a build of it keeps
+    the ids of, unless told otherwise."""
+    return Path(raw_dir).parent / "dist"
+
+
+def dump_of_sidecar(name: str) -> str:
+    """The name of the dump whose metadata file is named ``name``."""
+    return name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX
+
+
+def data_path(table: str) -> str:
+    """Path of a table's Parquet file inside dist/, in the Hugging Face layout."""
+    return f"data/{table}/train-00000-of-00001.parquet"
+
+
+def is_hidden(name: str) -> bool:
+    """Hidden entries (``.gitkeep``, an editor's swap file) are no one's contribution: skipped."""
+    return name.startswith(".")

@@ -1,0 +1,324 @@
+"""Which distinct normalized texts are the same paper.
+
+Exact duplicates need no code here: records with the same normalized text share a
+``text_sha256`` and are grouped by it. This module finds *near* duplicates among the distinct
+texts: revisions of one abstract (a typo fixed, a sentence added, a number updated).
+
+Method: case-folded word n-gram shingles (n = ``NearDupConfig.shingle_size``), rensa R-MinHash
+signatures, LSH banding to propose candidate pairs, then the **exact** Jaccard similarity of every
+candidate pair on the same shingles, so only pairs at or above the threshold merge; clusters are
+the connected components (union-find) of the merged pairs.
+
+Why n = 3 words and a threshold of 0.6, measured on the ~4,200 real NeurIPS 2018 and 2023
+abstracts: two distinct papers never share more than 5.3% of their word 3-grams (9.2% for
+2-grams, 3.5% for 4-grams, 2.8% for 5-grams), so 0.6 keeps a margin of more than ten to one
+against merging distinct papers. A revision that rewrites a span of E words out of W destroys
+about E + n - 1 shingles and creates as many, so its similarity is about (W - E - n + 1) /
+(W + E + n - 1): with 5-grams, rewriting 10% of a 200-word abstract in two spans already falls
+to 0.75, below a 0.8 threshold (the benchmark lost most 10% rewrites that way); with 3-grams and
+0.6 every realistic revision of up to 10% of the words stays above the threshold.
+
+Chains: if A~B and B~C but A is not similar to C, union-find still puts A, B and C in one paper
+(a revision history can drift), and each record's similarity to the canonical text is recorded,
+so the drift stays visible in the data.
+
+Speed (``benchmarks/scale.py`` measures it): a million raw records hold some 300,000 distinct
+texts and 56 million shingles, so nothing here runs a Python step per word. Words are hashed by
+numpy passes over the UTF-8 bytes of a batch of texts, each text's shingle set is sorted as a row
+of a padded matrix; rensa computes the signatures from the flat sets on its own threads, and LSH
+bands are grouped by sorting numpy keys (``lsh``).
+"""
+
+from __future__ import annotations
+
+import array
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.config import NearDupConfig
+from ..core.gc_pause import gc_paused
+from .lsh import GOLDEN, candidate_pairs
+
+
+_M1, _M2, _M3 = GOLDEN, np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
+_POSITION = (_M1, _M2, _M3, np.uint64(0xD6E8FEB86659FD93))
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: spreads the bits of each uint64 (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = x ^ (x >> np.uint64(30))
+        x = x * np.uint64(0xBF58476D1CE4E5B9)
+        x = x ^ (x >> np.uint64(27))
+        x = x * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+# What separates words, as str.split() sees it among ASCII characters. Normalized text has only
+# single ASCII spaces; non-ASCII white space (never in normalized text) would stay inside words.
+_SEPARATOR = np.zeros(256, dtype=bool)
+_SEPARATOR[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
+# _LOW_BYTES[k] keeps the first k bytes of a little-endian uint64 (k = 8: all of them).
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
+_BATCH_CHARS = 2_000_000  # characters per numpy pass: bounds the temporary arrays
+
+
+def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Hashes of the case-folded words of ``texts``, flat, and the number of words of each text.
+
+    A word's hash chains splitmix64 over its UTF-8 bytes read 8 at a time, then mixes in its
+    length: a function of the word alone, computed for all words of a batch with a few numpy
+    passes instead of one Python step per word.
+    """
+    encoded = [(t.lower() if t.isascii() else t.casefold()).encode("utf-8", "surrogatepass") for t in texts]
+    joined = b" ".join(encoded)
+    n = len(joined)
+    padded = joined + b" " * 16
+    data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
+    separator = data <= 0x20
+    control = np.flatnonzero(data < 0x20)  # normalized text has none
+    if len(control):  # those that str.split() keeps inside words
+        separator[control[~_SEPARATOR[data[control]]]] = False
+    first, last = ~separator, ~separator
+    first[1:] &= separator[:-1]
+    last[:-1] &= separator[1:]
+    start = np.flatnonzero(first)
+    length = np.flatnonzero(last) + 1 - start
+    # The 8 bytes at every byte offset, as one unaligned little-endian uint64 view.
+    window = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    with np.errstate(over="ignore"):
+        hashes = _mix(window[start] & _LOW_BYTES[np.minimum(length, 8)])
+        longer = np.flatnonzero(length > 8)
+        j = 1
+        while len(longer):  # words longer than 8j bytes: their next 8 bytes
+            rest = length[longer] - 8 * j
+            block = window[start[longer] + 8 * j] & _LOW_BYTES[np.minimum(rest, 8)]
+            hashes[longer] = _mix(hashes[longer] ^ _mix(block + np.uint64(j)))
+            longer = longer[rest > 8]
+            j += 1
+        hashes = _mix(hashes ^ (length.astype(np.uint64) * _M2))
+    text_start = np.zeros(len(encoded), dtype=np.int64)
+    if len(encoded) > 1:
+        np.cumsum(np.fromiter((len(e) + 1 for e in encoded[:-1]), dtype=np.int64, count=len(encoded) - 1),
+                  out=text_start[1:])
+    # the first word of each text (texts are separated by a space, so no word straddles two)
+    first_word = np.searchsorted(start, text_start)
+    counts = np.diff(np.append(first_word, len(start)))
+    return hashes, counts
+
+
+def _ngram_hashes(hashes: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
+    """Hash of the n words starting at each position in ``first`` of the word hashes."""
+    # Word hashes are already well mixed: a different odd multiplier per position and one
+    # final mix make the n-gram's hash (order matters: "a b c" and "b a c" differ).
+    with np.errstate(over="ignore"):
+        acc = hashes[first] * _M1
+        for k in range(1, n):
+            acc += hashes[first + k] * _POSITION[k % len(_POSITION)]
+            if k % len(_POSITION) == len(_POSITION) - 1:
+                acc = _mix(acc)
+    return _mix(acc)
+
+
+def _shingle_batch(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    hashes, lengths = _word_hashes(texts)
+    starts = np.zeros(len(texts), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    short = np.flatnonzero(lengths < n)
+    counts = np.where(lengths >= n, lengths - n + 1, 0)
+    # the position in ``hashes`` where each n-gram of each text starts
+    first = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+    acc = _ngram_hashes(hashes, first, n)
+    if len(short):  # a text shorter than n words is one shingle, its words padded with zeros
+        padded = np.zeros((len(short), n), dtype=np.uint64)
+        for row, i in enumerate(short):
+            padded[row, : lengths[i]] = hashes[starts[i] : starts[i] + lengths[i]]
+        one = _ngram_hashes(padded.ravel(), np.arange(len(short)) * n, n)
+        acc = np.insert(acc, np.cumsum(counts)[short] - counts[short], one)
+        counts[short] = 1
+    return _as_sets(acc, counts)
+
+
+_PAD = np.uint64(2**64 - 1)
+
+
+def _as_sets(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's values sorted and without repeats (every text has at least one value).
+
+    The exact Jaccard needs sets. Texts are sorted many at once as the rows of a padded matrix,
+    which numpy sorts many times faster than one small array at a time; texts of very different
+    lengths go to different matrices, so that padding never costs more than the values.
+    """
+    if not len(counts):
+        return values, counts
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    if int(counts.max()) * len(counts) <= 4 * len(values):  # one matrix (the usual batch)
+        groups = [np.arange(len(counts))]
+    else:  # rows of similar width together: widths within a factor of two
+        width_class = np.ceil(np.log2(counts)).astype(np.int64)
+        groups = [np.flatnonzero(width_class == k) for k in np.unique(width_class)]
+    ordered = np.empty_like(values)
+    for rows in groups:
+        sizes = counts[rows]
+        width = int(sizes.max())
+        before = np.cumsum(sizes) - sizes
+        step = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(before, sizes)
+        source = np.repeat(starts[rows], sizes) + step
+        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width, sizes) + step
+        matrix = np.full((len(rows), width), _PAD, dtype=np.uint64)
+        matrix.ravel()[cells] = values[source]
+        matrix.sort(axis=1)
+        ordered[source] = matrix.ravel()[cells]
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    keep[starts] = True
+    return ordered[keep], np.add.reduceat(keep, starts).astype(np.int64)
+
+
+@dataclass
+class ShingleSets:
+    """The shingle sets of many texts: text i's are ``flat[offsets[i]:offsets[i + 1]]``,
+    sorted and without repeats."""
+
+    flat: np.ndarray
+    offsets: np.ndarray
+    _bounds: list[int] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def of(self, i: int) -> np.ndarray:
+        if not self._bounds:
+            self._bounds.extend(self.offsets.tolist())
+        return self.flat[self._bounds[i] : self._bounds[i + 1]]
+
+
+def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The word n-gram hashes of all ``texts`` as one flat array and a count per text, computed
+    with numpy a batch of texts at a time.
+
+    Words are what ``str.split()`` gives on the case-folded text (for normalized text, which
+    holds no white space but single ASCII spaces); an n-gram's hash mixes its words' hashes, and
+    each value depends on its words alone, so it does not depend on how texts are batched or on
+    what else is in the build: adding a dump cannot change the shingles of texts already there.
+    Two distinct shingles collide with probability about 2^-64.
+    """
+    parts = []
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= _BATCH_CHARS:
+            parts.append(_shingle_batch(n, batch))
+            batch, size = [], 0
+    if batch or not parts:
+        parts.append(_shingle_batch(n, batch))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(len(counts) + 1, dtype=np.uint64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
+    """The shingle sets of all texts."""
+    flat, counts = shingle_many(n, texts)
+    return ShingleSets(flat, _offsets(counts))
+
+
+def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
+    """Shingle sets and MinHash signatures of all texts."""
+    sets = shingle_sets(texts, config.shingle_size)
+    return sets, signatures(sets, config)
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """Jaccard similarity of two sorted arrays of unique hashes."""
+    if not len(a) and not len(b):
+        return 1.0
+    if not len(a) or not len(b):
+        return 0.0
+    # Each element of a found at its sorted place in b, or not.
+    inter = int(np.count_nonzero(b[np.minimum(np.searchsorted(b, a), len(b) - 1)] == a))
+    return inter / (len(a) + len(b) - inter)
+
+
+def _jaccard_chunk(pairs: np.ndarray, sets: ShingleSets) -> list[float]:
+    of = sets.of
+    return [jaccard(of(i), of(j)) for i, j in pairs.tolist()]
+
+
+def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
+    """Exact Jaccard similarity of the shingle sets of each pair (i, j)."""
+    return np.array(_jaccard_chunk(pairs, sets), dtype=np.float64)
+
+
+def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np.ndarray:
+    import rensa
+
+    if len(offsets) <= 1:
+        return np.zeros((0, config.num_perm), dtype=np.uint32)
+    matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(flat, offsets, config.num_perm, config.seed)
+    # rensa exports signatures only as Python lists (about a sixth of the near-dup stage's CPU
+    # time at scale); array.array reads them twice as fast as numpy does.
+    values = array.array("I", itertools.chain.from_iterable(matrix.to_rows()))
+    return np.frombuffer(values, dtype=np.uint32).reshape(-1, config.num_perm)
+
+
+_SIGNATURE_CHUNK = 20_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text
+
+
+def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
+    """rensa's R-MinHash signatures, one row of ``num_perm`` uint32 per text, computed a chunk
+    of texts at a time so that the Python lists rensa returns never hold more than one chunk."""
+    out = np.zeros((len(sets), config.num_perm), dtype=np.uint32)
+    for start in range(0, len(sets), _SIGNATURE_CHUNK):
+        stop = min(start + _SIGNATURE_CHUNK, len(sets))
+        offsets = sets.offsets[start : stop + 1]
+        out[start:stop] = _minhash(sets.flat[int(offsets[0]) : int(offsets[-1])], offsets - offsets[0], config)
+    return out
+
+
+class UnionFind:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            # The smaller index becomes the root, so roots do not depend on the order of unions.
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+@dataclass(frozen=True)
+class Clusters:
+    roots: list[int]  # each text's cluster, named by its smallest index
+    shingle_sets: ShingleSets
+    candidates: np.ndarray  # LSH candidate pairs (i, j), i < j
+    merged: int  # candidate pairs at or above the threshold
+
+
+def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
+    """Cluster distinct normalized texts into papers."""
+    with gc_paused():
+        sets, sigs = shingles_and_signatures(texts, config)
+        pairs = candidate_pairs(sigs, config)
+        similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
+        uf = UnionFind(len(texts))
+        for i, j in similar.tolist():
+            uf.union(i, j)
+        return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))

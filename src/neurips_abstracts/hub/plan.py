@@ -1,0 +1,139 @@
+"""What a publish would change on the Hub: the release's files and the Hub's compared by content,
+the plan of one commit that makes them equal, and which repository ids the Hub accepts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.names import MANIFEST
+from ..release.contents import sha256_file
+
+KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    path: str
+    size: int
+    sha256: str
+    git_oid: str  # what the Hub reports as a regular file's oid
+
+
+@dataclass(frozen=True)
+class Plan:
+    repo_id: str
+    revision: str
+    tag: str
+    message: str
+    description: str
+    add: list[LocalFile]
+    update: list[LocalFile]
+    delete: list[str]
+    unchanged: list[LocalFile] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.add or self.update or self.delete)
+
+
+# What the Hub accepts for a user, an organisation or a repository name (huggingface_hub's
+# validate_repo_id, with the owner required): letters, digits, "-", "_", "."; not starting or
+# ending with "-" or "."; no "--" or ".."; at most 96 characters; a name does not end in ".git".
+_NAME = r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?"
+
+
+def repo_id_problem(repo_id: str) -> str | None:
+    """Why ``repo_id`` is not a Hub dataset repository id, or None when it is one."""
+    if not re.fullmatch(f"{_NAME}/{_NAME}", repo_id):
+        return (
+            f"{repo_id!r} is not OWNER/NAME: each part 1-96 letters, digits, '-', '_' or '.', "
+            "not starting or ending with '-' or '.'"
+        )
+    if "--" in repo_id or ".." in repo_id:
+        return f"{repo_id!r}: the Hub forbids '--' and '..' in repository ids"
+    if repo_id.endswith(".git"):
+        return f"{repo_id!r}: a repository name cannot end in .git"
+    return None
+
+
+def git_blob_oid(path: Path) -> str:
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def local_files(dist: Path) -> list[LocalFile]:
+    return [
+        LocalFile(p.relative_to(dist).as_posix(), p.stat().st_size, sha256_file(p), git_blob_oid(p))
+        for p in sorted(dist.rglob("*"))
+        if p.is_file()
+    ]
+
+
+def release_message(dist: Path) -> tuple[str, str, str]:
+    """(version, commit message, commit description) from the build manifest."""
+    manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
+    version = manifest["dataset_version"]
+    counts = manifest["counts"]
+    description = (
+        f"Build fingerprint {manifest['fingerprint']}.\n"
+        f"{counts['papers']} papers from {counts['records']} raw records in {counts['dumps']} dumps."
+    )
+    return version, f"Release v{version}", description
+
+
+Remote = dict[str, tuple[str, str | None]]  # path -> (git blob id, LFS sha256 or None)
+
+
+def remote_files(tree) -> Remote:
+    """The files of a ``list_repo_tree`` answer, without the repository's own settings."""
+    return {
+        f.path: (f.blob_id, f.lfs.sha256 if f.lfs else None)
+        for f in tree
+        if hasattr(f, "blob_id") and f.path not in KEEP_REMOTE
+    }
+
+
+def same_content(local: LocalFile, remote: tuple[str, str | None]) -> bool:
+    """For an LFS file the Hub's blob id is that of the pointer, so the sha256 is what identifies it."""
+    blob_id, lfs_sha256 = remote
+    return local.sha256 == lfs_sha256 if lfs_sha256 else local.git_oid == blob_id
+
+
+def same_files(local: list[LocalFile], remote: Remote) -> bool:
+    return {f.path for f in local} == set(remote) and all(same_content(f, remote[f.path]) for f in local)
+
+
+def make_plan(dist: Path, repo_id: str, revision: str, remote: Remote | None) -> Plan:
+    """What a publish would do. None for ``remote`` means it is unknown (dry run): every file is
+    an addition."""
+    version, message, description = release_message(dist)
+    add, update, unchanged = [], [], []
+    for f in local_files(dist):
+        if remote is None or f.path not in remote:
+            add.append(f)
+        elif same_content(f, remote[f.path]):
+            unchanged.append(f)
+        else:
+            update.append(f)
+    local = {f.path for f in add + update + unchanged}
+    delete = sorted(p for p in (remote or {}) if p not in local and p not in KEEP_REMOTE)
+    return Plan(repo_id, revision, f"v{version}", message, description, add, update, delete, unchanged)
+
+
+def render_plan(plan: Plan, remote_known: bool) -> str:
+    lines = [f"Plan: publish to dataset {plan.repo_id} (branch {plan.revision}) as one commit, tag {plan.tag}"]
+    for label, files in (("add", plan.add), ("update", plan.update), ("unchanged", plan.unchanged)):
+        for f in files:
+            lines.append(f"  {label:9} {f.path}  {f.size} bytes  sha256 {f.sha256}")
+    for path in plan.delete:
+        lines.append(f"  delete    {path}")
+    if not remote_known:
+        lines.append("  (dry run: the Hub was not contacted; files it holds that dist/ lacks are deleted at publish time)")
+    lines.append(f"Commit message: {plan.message}")
+    lines += [f"  {line}" for line in plan.description.splitlines()]
+    lines.append(f"Tag: {plan.tag}")
+    return "\n".join(lines)

@@ -1,0 +1,111 @@
+"""Read raw/: the one place the build touches its input, and the rules a raw folder follows.
+
+`validate` and the build apply the same rules through the functions here, so they agree on
+what is refused and say it in the same words. Each rule names itself with a code (validate's).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import DumpError
+from ..core.names import DUMP_SUFFIX, NAME_RE, NAME_RULE, SIDECAR_SUFFIX, dump_of_sidecar, is_hidden
+from .sidecar import DumpMeta, read_sidecars
+
+MAX_DUMP_BYTES = 64 * 1024 * 1024
+
+
+def is_sidecar(path: Path) -> bool:
+    """A dump's metadata file (``sidecar``) beside its dump: read with the dump, not as one."""
+    return path.name.endswith(SIDECAR_SUFFIX) and (path.parent / dump_of_sidecar(path.name)).is_file()
+
+
+def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | None:
+    """What is wrong with ``path``, an entry of ``folder`` (named ``shown`` in messages), as a
+    dump; None if it may be read as one. Reads no content, and never follows a link out of
+    ``folder``.
+
+    A new kind of file allowed beside the dumps (a dump's metadata, say) gets its rule here.
+    """
+    name = path.name
+    if not path.exists() and not path.is_symlink():
+        return DumpError(name, "no such file", code="missing")
+    if is_hidden(name):
+        return DumpError(name, "hidden file: the build skips names starting with '.'; rename it", code="hidden")
+    if path.is_symlink():
+        try:
+            target = path.resolve()
+        except (RuntimeError, OSError):  # Python < 3.13 raises RuntimeError("Symlink loop ...")
+            return DumpError(name, "symbolic link loop", code="link")
+        if not target.is_relative_to(folder.resolve()):
+            return DumpError(name, f"link pointing outside {shown}/; copy the dump in instead", code="link")
+    if path.is_dir():
+        return DumpError(name, f"folder inside {shown}/: dumps are plain {DUMP_SUFFIX} files at its top level", code="folder")
+    if name.endswith(SIDECAR_SUFFIX):
+        dump = dump_of_sidecar(name)
+        if is_sidecar(path):
+            return DumpError(name, f"metadata file of {dump}: validate the dump itself", code="metadata")
+        return DumpError(name, f"metadata file without its dump {dump}: remove it, or add the dump", code="metadata")
+    if not name.endswith(DUMP_SUFFIX):
+        return DumpError(name, f"not a dump: files in {shown}/ must end in {DUMP_SUFFIX}", code="not-a-dump")
+    if not path.exists():
+        return DumpError(name, "link to nothing", code="missing")
+    if not path.is_file():
+        return DumpError(name, "not a regular file", code="not-a-file")
+    size = path.stat().st_size
+    if size > MAX_DUMP_BYTES:
+        return DumpError(name, f"{size} bytes: over the {MAX_DUMP_BYTES} byte limit; split the dump", code="size")
+    if not NAME_RE.match(name):  # the last rule: a misnamed dump can still be read and checked
+        return DumpError(name, NAME_RULE, code="file-name")
+    return None
+
+
+def folder_entries(folder: Path, shown: str = "raw") -> tuple[list[Path], list[DumpError]]:
+    """The dumps of ``folder`` sorted by name, and the entries that break a rule (hidden
+    entries are skipped, not refused: the folder may hold a ``.gitkeep``)."""
+    dumps, problems = [], []
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        if is_hidden(path.name) or (is_sidecar(path) and not path.is_symlink()):
+            continue
+        problem = entry_problem(path, folder, shown)
+        if problem is None:
+            dumps.append(path)
+        else:
+            problems.append(problem)
+    if not dumps and not problems:
+        problems.append(DumpError(str(shown), f"no {DUMP_SUFFIX} dumps found", code="empty-folder"))
+    return dumps, problems
+
+
+def copy_error(name: str, original: str) -> DumpError:
+    return DumpError(name, f"byte-for-byte copy of {original}: a copy adds no records; remove it", code="copy")
+
+
+def dump_paths(raw_dir: str | Path) -> list[Path]:
+    """Every dump in ``raw_dir``, sorted by name, unread.
+
+    Anything that breaks a rule of ``entry_problem`` is refused (the first, in name order),
+    because a contributor who put it there meant something by it.
+    """
+    raw = Path(raw_dir)
+    if not raw.is_dir():
+        what = "not a folder" if raw.exists() else "raw folder not found"
+        raise DumpError(str(raw_dir), what, code="missing")
+    dumps, problems = folder_entries(raw, str(raw_dir))
+    if problems:
+        raise problems[0]
+    return dumps
+
+
+def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
+    """(file name, bytes) of every dump in ``raw_dir``, sorted by name (see ``dump_paths``)."""
+    return [(path.name, path.read_bytes()) for path in dump_paths(raw_dir)]
+
+
+def read_meta(raw_dir: str | Path, names: list[str]) -> dict[str, DumpMeta | None]:
+    """Each dump's metadata file (``sidecar``), None where a dump has none."""
+    try:
+        return read_sidecars(Path(raw_dir), names)
+    except ValueError as exc:
+        name, _, message = str(exc).partition(": ")
+        raise DumpError(name, message, code="metadata") from None

@@ -1,0 +1,204 @@
+"""Parse the dump format into raw records, keeping exact provenance.
+
+A dump is UTF-8 text: line 1 is the header (``NeurIPS 2026 论文列表``), then abstracts, one per
+paragraph, separated by one or more blank lines. Real files carry a BOM, CRLF line ends,
+trailing spaces and tabs, runs of blank lines, no final newline, and abstracts hard-wrapped over
+several lines. Everything here is a pure function of (file name, bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ..core.errors import DumpError
+from ..text.characters import bad_character
+
+BOM = b"\xef\xbb\xbf"
+HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
+# Control characters that may not appear in a header line (TAB is tolerated as whitespace).
+_HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A file with at least this many C0 control bytes (other than TAB/LF/CR), making up more than
+# this share of its bytes, is binary. A stray control in real text (a backspace pasted from a
+# PDF) is not: normalization removes it and `validate` warns about it.
+_BINARY_CONTROL_MIN = 16
+_BINARY_CONTROL_SHARE = 0.01
+_C0_CONTROLS = bytes(c for c in range(32) if c not in (9, 10, 13))
+# Characters that show nothing: Unicode format characters (zero-width spaces and joiners,
+# U+FEFF, word joiners, bidirectional marks, invisible operators, tags), fillers drawn as blanks
+# and variation selectors. A line of only these and white space (str.strip() removes U+00A0 and
+# the other spaces) looks blank to whoever reads the dump, so it separates records like a blank
+# line. The prepended number signs of Arabic and other scripts are format characters that show.
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_INVISIBLE_LINE_RE = re.compile(f"[\\s{INVISIBLE}]+")
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    record_index: int
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+    text_raw: str
+    text: str  # lines stripped and joined with one space: hard wraps undone, nothing else touched
+
+
+@dataclass(frozen=True)
+class Dump:
+    name: str
+    sha256: str
+    venue: str
+    year: int
+    records: tuple[RawRecord, ...]
+    n_records: int
+    invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
+
+
+def bad_character_error(name: str, record: RawRecord) -> DumpError | None:
+    """The error for a record holding a character no abstract may hold, written or escaped
+    (:func:`.characters.bad_character`), at its line and column; None for a record without one."""
+    found = bad_character(record.text_raw)
+    if found is None:
+        return None
+    offset, why = found
+    before = record.text_raw[:offset]
+    line = record.line_start + before.count("\n")
+    return DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
+
+
+def no_visible_text(name: str, line: int) -> DumpError:
+    return DumpError(name, "record has no visible text (only control or invisible characters)", line, code="empty-record")
+
+
+def _locate(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and byte column of ``offset``."""
+    line = data.count(b"\n", 0, offset) + 1
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return line, column
+
+
+def _decode(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _locate(data, exc.start)
+        bad = data[exc.start : exc.end].hex(" ")
+        raise DumpError(
+            name, f"invalid UTF-8 ({exc.reason}) at byte {exc.start} (0x{bad}); save the file as UTF-8", line, column
+        ) from None
+
+
+def _check_binary(name: str, data: bytes) -> None:
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, column = _locate(data, nul)
+        raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
+    controls = len(data) - len(data.translate(None, _C0_CONTROLS))
+    if controls >= _BINARY_CONTROL_MIN and controls / len(data) > _BINARY_CONTROL_SHARE:
+        raise DumpError(name, f"{controls} control bytes in {len(data)}: this looks like a binary file, not a text dump")
+
+
+def parse_header(name: str, line: str, expected_venue: str | None, expected_year: int | None) -> tuple[str, int]:
+    header = line.strip()
+    bad = _HEADER_CONTROL_RE.search(header)
+    if bad:
+        raise DumpError(name, f"control character U+{ord(bad.group()):04X} in the header line", 1, bad.start() + 1)
+    match = HEADER_RE.match(header)
+    expected = f"{expected_venue or '<venue>'} {expected_year or '<year>'} 论文列表"
+    if not match:
+        shown = header if len(header) <= 80 else header[:77] + "..."
+        raise DumpError(name, f"missing header: line 1 should be {expected!r}, found {shown!r}", 1)
+    venue, year = match["venue"], int(match["year"])
+    if (expected_venue is not None and venue != expected_venue) or (expected_year is not None and year != expected_year):
+        raise DumpError(name, f"header names {venue} {year}, but this project holds {expected}", 1)
+    return venue, year
+
+
+# A record: a run of lines each holding a character that is neither white space nor invisible
+# (the lines ``str.strip()`` and the invisible rule above leave non-blank), found by one scan of the
+# decoded text instead of a Python step per line. ``^`` pins every attempt to a line start, so the
+# scan stays linear however long a blank line is.
+_RECORD_RE = re.compile(f"^(?:[^\\n]*[^\\n\\s{INVISIBLE}][^\\n]*(?:\\n|\\Z))+", re.MULTILINE)
+
+
+def _invisible_lines(text: str, gaps: list[tuple[int, int]]) -> tuple[tuple[int, str], ...]:
+    """(line, its characters) of each line in the spans ``gaps`` of ``text`` (whole lines
+    between records) that holds only invisible characters and white space, one of them invisible."""
+    found = []
+    for start, end in gaps:
+        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + 1):
+            stripped = line.strip()
+            if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
+                found.append((number, stripped))
+    return tuple(found)
+
+
+def parse_dump(
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+) -> Dump:
+    """Parse one dump. Raises :class:`DumpError` naming the file and line for bad input."""
+    if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
+        raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
+    _check_binary(name, data)
+    text = _decode(name, data)  # validates the whole file, reporting the first bad byte
+    start = len(BOM) if data.startswith(BOM) else 0
+    if start:
+        text = text[1:]
+    newline = text.find("\n")
+    header = text if newline < 0 else text[:newline]
+    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
+    body_start = len(text) if newline < 0 else newline + 1
+    ascii_only = data.isascii()
+    # Characters before body_start and their UTF-8 bytes, then a cursor walking both forward.
+    char_at, byte_at = body_start, start + (body_start if ascii_only else len(text[:body_start].encode("utf-8")))
+    line_at = 2
+    gaps = []  # the blank lines between records that may hold invisible characters
+    gap_start = body_start
+
+    records: list[RawRecord] = []
+    for m in _RECORD_RE.finditer(text, body_start):
+        s, e = m.span()
+        if not text[gap_start:s].isascii():
+            gaps.append((gap_start, s))
+        gap_start = e
+        if text[e - 1 : e] == "\n":
+            e -= 1
+        if text[e - 1 : e] == "\r":
+            e -= 1
+        raw = text[s:e]
+        line_at += text.count("\n", char_at, s)
+        if ascii_only:
+            byte_start = start + s
+            byte_end = start + e
+        else:
+            byte_start = byte_at + len(text[char_at:s].encode("utf-8"))
+            byte_end = byte_start + len(raw.encode("utf-8"))
+        breaks = raw.count("\n")
+        if breaks:
+            joined = " ".join(line.strip() for line in raw.split("\n"))
+        else:
+            joined = raw.strip()
+            if joined == raw:
+                joined = raw  # one object, not two equal strings, for the usual single clean line
+        record = RawRecord(
+            record_index=len(records), line_start=line_at, line_end=line_at + breaks,
+            byte_start=byte_start, byte_end=byte_end, text_raw=raw, text=joined,
+        )
+        records.append(record)
+        if not raw.isascii() or "\\" in raw or "^^" in raw:  # bad_character's own test, without the call
+            if problem := bad_character_error(name, record):
+                raise problem
+        char_at, byte_at = s, byte_start
+    if not records:
+        raise DumpError(name, "header only: the dump holds no abstracts", 1)
+    if not text[gap_start:].isascii():
+        gaps.append((gap_start, len(text)))
+    return Dump(
+        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records),
+        n_records=len(records), invisible_lines=_invisible_lines(text, gaps),
+    )

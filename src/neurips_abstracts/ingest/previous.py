@@ -1,0 +1,181 @@
+"""The release published before this build: the registry that paper ids are anchored to.
+
+The committed ``dist/`` is that registry. A build reads from it every id it ever published
+(``ids`` table), the id each raw record ever published was first published under, even for dumps
+removed since, and the facts of every dump ever published (``published_dumps`` in
+``build_manifest.json``), and keeps them all: see ``identity`` and ``sidecar``. This module only
+reads; it is the build's other input besides ``raw/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import DumpError
+from ..core.names import MANIFEST, holds_release, release_beside, data_path
+from .sidecar import DumpMeta, changed_since_published
+
+PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
+
+
+def record_key(source_sha256: str, byte_start: int) -> str:
+    """A raw record's identity across releases: its dump and where its bytes start."""
+    return f"{source_sha256}:{byte_start}"
+
+
+@dataclass(frozen=True)
+class IdRow:
+    id: str
+    paper_id: str | None
+    status: str
+    first_release: str
+    retired_release: str | None
+
+
+@dataclass(frozen=True)
+class PreviousRelease:
+    """What a build must keep of the release before it."""
+
+    path: str
+    version: str
+    # record_key (dump sha256 and byte offset) -> the id the record was first published
+    # under, for every record ever published (dumps removed since included)
+    owners: dict[str, str]
+    dump_sha256: dict[str, str]  # dump file name -> sha256, for every dump the release was built from
+    ids: tuple[IdRow, ...]  # every id the release published or had retired
+    # dump sha256 -> its published facts (``file`` is the name it was first published under), for
+    # every dump ever published; empty for releases before metadata files
+    dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
+    # id -> the record (record_key) it was founded by, where another id owns that record
+    founded_by: dict[str, str] = field(default_factory=dict)
+
+
+def is_release(path: str | Path) -> bool:
+    p = Path(path)
+    return holds_release(p) and (p / data_path("occurrences")).is_file()
+
+
+def damaged(file: str | Path, exc: BaseException) -> DumpError:
+    """The error for a release file that cannot be read: it names the file and the way out."""
+    if isinstance(exc, OSError) and exc.strerror:  # unreadable, not damaged
+        return DumpError(str(file), exc.strerror, code="unreadable")
+    reason = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split()) or type(exc).__name__
+    return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) "
+                                "or build with --previous naming an intact release", code="damaged")
+
+
+def read_previous(path: str | Path) -> PreviousRelease:
+    """Read the release in ``path`` (a dist/ folder). ValueError if it is not one, DumpError
+    naming the file if one of its files cannot be read."""
+    p = Path(path)
+    if not is_release(p):
+        what = f"not a release (no {MANIFEST} and occurrences table)" if p.is_dir() else "no such release folder"
+        raise ValueError(f"{path}: {what}")
+    file = p / MANIFEST
+    try:
+        return _read_previous(p, path)
+    except DumpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Arrow, JSON and a manifest of the wrong shape fail in many ways
+        raise damaged(getattr(exc, "release_file", file), exc) from exc
+
+
+def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
+    import pyarrow.parquet as pq
+
+    manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+    version = manifest["dataset_version"]
+    if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
+        raise ValueError("dataset_version or inputs of the wrong type")
+    occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
+    owners = {
+        record_key(sha, start): pid
+        for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
+    }
+    files = occ.select(["source_file", "source_sha256"]).group_by(["source_file", "source_sha256"], use_threads=False).aggregate([])
+    dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
+    for item in manifest.get("inputs", []):  # a dump with no record still counts as published
+        dump_sha.setdefault(item["file"], item["sha256"])
+    ids_path = p / data_path("ids")
+    if ids_path.is_file():
+        rows = _table(ids_path, pq).to_pylist()
+        ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
+    else:  # a release from before the ids table (1.0.0): its papers were all there was
+        papers = _table(p / data_path("papers"), pq, columns=["paper_id"])["paper_id"].to_pylist()
+        ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
+    facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
+             for i in manifest.get("inputs", []) if "added" in i}
+    founded: dict[str, str] = {}
+    for d in manifest.get(PUBLISHED_DUMPS, []):  # releases that keep a registry of every dump
+        facts[d["sha256"]] = DumpMeta(d["file"], d["sha256"], d["crawled_at"], d["source_url"], d["added"])
+        # occurrences give each record its paper now; listed here are the records first
+        # published under another id, and every record of a dump no longer in the release
+        owners.update((record_key(d["sha256"], start), pid) for start, pid in d.get(FIRST_IDS, []))
+        founded.update((pid, record_key(d["sha256"], start)) for start, pid in d.get(FOUNDED, []))
+    return PreviousRelease(str(path), version, owners, dump_sha, ids, facts, founded)
+
+
+def _table(path: Path, pq, columns: list[str] | None = None):
+    try:
+        return pq.read_table(path, columns=columns, use_threads=False)
+    except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
+        exc.release_file = path
+        raise
+
+
+BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
+
+
+def previous_release(
+    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
+) -> PreviousRelease | None:
+    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
+    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
+    first release."""
+    if previous is None or isinstance(previous, PreviousRelease):
+        return previous
+    if previous == BESIDE_RAW:
+        beside = release_beside(raw_dir)
+        return read_previous(beside) if is_release(beside) else None
+    try:
+        return read_previous(previous)
+    except DumpError:
+        raise
+    except ValueError as exc:
+        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
+
+
+def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
+    """Line of ``data`` where dump ``name`` first differs from the records the release in
+    ``path`` holds of it (each record's bytes at its published byte span), or None if none does."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    occ = pq.read_table(Path(path) / data_path("occurrences"), use_threads=False,
+                        columns=["source_file", "record_index", "line_start", "line_end", "byte_start", "byte_end", "text_raw"])
+    rows = sorted(occ.filter(pc.equal(occ["source_file"], name)).to_pylist(), key=lambda r: r["record_index"])
+    for r in rows:
+        if data[r["byte_start"] : r["byte_end"]] != r["text_raw"].encode("utf-8"):
+            return r["line_start"]
+    if rows:
+        return rows[-1]["line_end"] + 1  # the records are intact: something was added after them
+    return None
+
+
+def published_change(previous: PreviousRelease | None, name: str, sha256: str | None = None,
+                     data: bytes | Callable[[], bytes] | None = None) -> DumpError | None:
+    """The error for dump ``name`` if ``previous`` published other bytes under that name, else
+    None. ``sha256``: of its bytes, if known; ``data``: its bytes (or a function reading them),
+    read only for a published dump, to name the line of the first record that differs."""
+    published = previous.dump_sha256.get(name) if previous is not None else None
+    if published is None:
+        return None
+    read = data if callable(data) else lambda: data
+    if (sha256 or hashlib.sha256(read()).hexdigest()) == published:
+        return None
+    line = first_difference(previous.path, name, read()) if data is not None else None
+    return changed_since_published(name, previous.version, line)

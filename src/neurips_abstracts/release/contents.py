@@ -1,0 +1,90 @@
+"""A release as its documents see it: :class:`Release`, which the build fills from its own
+tables, and the SHA256SUMS of its files.
+
+Everything in dist/ besides the Parquet files is rendered from it: the dataset card
+(``card``, dist/README.md), DATASHEET.md (``datasheet``), datapackage.json (``datapackage``,
+Frictionless v2), croissant.json (``croissant``, Croissant 1.1 with the RAI fields), LICENSE.md
+and CHANGELOG.md (``texts``, the project's own), and SHA256SUMS (here).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.config import BuildConfig
+from ..core.names import SUMS
+from . import texts
+
+CARD = "README.md"
+DATASHEET = "DATASHEET.md"
+LICENSE = "LICENSE.md"
+CHANGELOG = "CHANGELOG.md"  # the project's, copied into the release
+DATAPACKAGE = "datapackage.json"
+CROISSANT = "croissant.json"
+
+
+def changelog_date(changelog: str, version: str) -> str | None:
+    """The date of ``version``'s CHANGELOG entry (``## 1.2.0 (2027-01-31)``): written once, when
+    the release is made, so it marks the release and rebuilding never changes it."""
+    m = re.search(rf"^## {re.escape(version)} \((\d{{4}}-\d{{2}}-\d{{2}})\)\s*$", changelog, re.M)
+    return m[1] if m else None
+
+
+@dataclass(frozen=True)
+class DataFile:
+    path: str
+    size: int
+    sha256: str
+    rows: int
+    nbytes: int  # in-memory Arrow size: what `datasets` records as a split's num_bytes
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    config: BuildConfig
+    stats: dict
+    manifest: dict
+    data: dict[str, DataFile]  # table name -> its Parquet file
+    changelog: str
+    repo_id: str  # the Hub dataset repository every file names
+    maintainers: str
+
+    @property
+    def date_published(self) -> str | None:
+        """The date of this version's CHANGELOG entry."""
+        return changelog_date(self.changelog, self.version)
+
+    @property
+    def url(self) -> str:
+        return f"https://huggingface.co/datasets/{self.repo_id}"
+
+    @property
+    def license_url(self) -> str:
+        return f"{self.url}/blob/v{self.version}/LICENSE.md"
+
+    def citation(self) -> str:
+        return texts.citation(self.version, self.repo_id, self.maintainers)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256sums(folder: Path, known: dict[str, str] | None = None) -> str:
+    """``sha256sum``-compatible listing of every file in ``folder`` except SHA256SUMS itself;
+    ``known`` gives digests already computed (the Parquet files), so they are not read again."""
+    known = known or {}
+    lines = []
+    # Sorted by the relative path as text: Path objects sort without regard to case on Windows.
+    for rel, path in sorted((p.relative_to(folder).as_posix(), p) for p in folder.rglob("*") if p.is_file()):
+        if rel != SUMS:
+            lines.append(f"{known.get(rel) or sha256_file(path)}  {rel}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,289 @@
+"""What changed between two builds: for pull-request comments and changelog entries.
+
+Each side is a dist/ folder, a released version (``1.0.0`` or ``v1.0.0``: found in git history,
+no tag needed) or a git revision of this repository (its committed dist/).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..core.errors import DumpError
+from ..core.names import MANIFEST, holds_release, data_path
+from ..core.resources import checkout
+from ..core.schema import TABLES
+from ..ingest.previous import damaged
+from .contents import CHANGELOG, changelog_date
+
+EXCERPT_WORDS = 8  # words of context either side of a change
+
+
+@dataclass(frozen=True)
+class Side:
+    label: str
+    tables: dict[str, pa.Table]
+    version: str
+
+
+def _read_parquet(data: bytes) -> pa.Table:
+    """Read Parquet bytes with no Python object left for Arrow's threads to release.
+
+    pq.read_table goes through the dataset scanner, whose last references to the source can be
+    dropped on an Arrow worker thread after the call returned. When the source wraps Python
+    memory (BytesIO, bytes), that release takes the GIL; if the interpreter is finalizing by then,
+    Python ends the thread with pthread_exit, whose unwinding hits a noexcept C++ destructor:
+    std::terminate, "terminate called without an active exception", exit 134 (core dump seen in
+    arrow::py::PyBuffer::~PyBuffer). So the bytes are copied into Arrow-owned memory and read with
+    the synchronous ParquetFile reader, which keeps no background work past the call.
+    """
+    sink = pa.BufferOutputStream()
+    sink.write(data)
+    return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
+
+
+VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")
+
+
+def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
+
+
+def _git_text(repo: Path, revision: str, rel: str) -> str | None:
+    proc = _git(repo, "show", f"{revision}:dist/{rel}")
+    return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
+
+
+def release_commit(version: str, repo: Path) -> str | None:
+    """The commit of ``repo``'s history that released ``version``, read from dist/ alone: the
+    first whose build manifest holds that version and whose CHANGELOG has a dated entry for it.
+    The release step writes that entry, while the version in pyproject.toml already names the
+    next release between releases, so the first commit holding a version is usually not its
+    release. For releases from before dated entries: the first commit holding the version with
+    an entry for it, else the first holding it at all. None if no commit held it."""
+    log = _git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
+    if log.returncode != 0:
+        return None
+    entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
+    with_entry = first_held = None
+    for commit in log.stdout.decode().split():
+        manifest = _git_text(repo, commit, MANIFEST)
+        try:
+            held = manifest is not None and json.loads(manifest).get("dataset_version") == version
+        except ValueError:
+            held = False
+        if held:
+            changelog = _git_text(repo, commit, CHANGELOG) or ""
+            if changelog_date(changelog, version):
+                return commit
+            first_held = first_held or commit
+            with_entry = with_entry or (commit if entry.search(changelog) else None)
+    return with_entry or first_held
+
+
+def load_side(spec: str, repo: Path | None = None) -> Side:
+    """A dist/ folder, a released version (``1.0.0``, ``v1.0.0``) or a git revision; the last
+    two are read from the repository's history with `git show` (``repo``: the checkout the
+    package runs from, else the current folder)."""
+    repo = repo or checkout() or Path.cwd()
+    path = Path(spec)
+    label = spec
+    if (path.exists() or path.is_symlink()) and not path.is_dir():
+        raise DumpError(spec, "not a folder: give a dist/ folder, a released version or a git revision")
+    if path.is_dir():
+        if not holds_release(path):
+            raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
+        read = lambda rel: (path / rel).read_bytes()  # noqa: E731
+    else:
+        revision = spec
+        if m := VERSION_RE.fullmatch(spec):
+            revision = release_commit(m[1], repo)
+            if revision is None:
+                raise DumpError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}")
+            label = f"{spec} ({revision[:12]})"
+
+        def read(rel: str) -> bytes:
+            proc = _git(repo, "show", f"{revision}:dist/{rel}")
+            if proc.returncode != 0:
+                raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
+            return proc.stdout
+    where = lambda rel: f"{spec}/{rel}" if path.is_dir() else f"{spec}:dist/{rel}"  # noqa: E731
+    try:
+        version = json.loads(read(MANIFEST))["dataset_version"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
+            raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
+        raise damaged(where(MANIFEST), exc) from None
+    tables = {}
+    for t in TABLES:
+        try:
+            data = read(data_path(t))
+        except (FileNotFoundError, ValueError):
+            data = None
+            if t != "ids":
+                raise DumpError(where(data_path(t)), "missing from the release") from None
+        try:
+            tables[t] = _read_parquet(data) if data is not None else None
+        except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
+            raise damaged(where(data_path(t)), exc) from None
+        if tables[t] is None:
+            # A release from before the ids table (1.0.0): its papers were every id it had.
+            pid = tables["papers"]["paper_id"]
+            tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})
+    return Side(label, tables, version)
+
+
+def word_excerpt(old: str, new: str) -> str:
+    """The first change between two texts, word by word: `… context [-old-] {+new+} context …`."""
+    a, b = old.split(), new.split()
+    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops:
+        return "(same words; spacing or case changed)"
+    tag, i1, i2, j1, j2 = ops[0]
+    before = a[max(0, i1 - EXCERPT_WORDS) : i1]
+    after = a[i2 : i2 + EXCERPT_WORDS]
+    parts = (["…"] if i1 > EXCERPT_WORDS else []) + before
+    if i2 > i1:
+        parts.append("[-" + " ".join(a[i1:i2]) + "-]")
+    if j2 > j1:
+        parts.append("{+" + " ".join(b[j1:j2]) + "+}")
+    parts += after + (["…"] if i2 + EXCERPT_WORDS < len(a) else [])
+    more = f" (+{len(ops) - 1} more changes)" if len(ops) > 1 else ""
+    return " ".join(parts) + more
+
+
+def compare(old: Side, new: Side) -> dict:
+    columns = ["paper_id", "abstract", "abstract_sha256", "abstract_plain"]
+    op = {r["paper_id"]: r for r in old.tables["papers"].select(columns).to_pylist()}
+    np_ = {r["paper_id"]: r for r in new.tables["papers"].select(columns).to_pylist()}
+    added = sorted(set(np_) - set(op))
+    new_ids = {r["id"]: r for r in new.tables["ids"].select(["id", "paper_id", "status"]).to_pylist()}
+    gone = sorted(set(op) - set(np_))
+    merged_ids = [p for p in gone if new_ids.get(p, {}).get("status") == "merged"]
+    removed = [p for p in gone if p not in merged_ids]
+    changed = sorted(p for p in set(op) & set(np_) if op[p]["abstract_sha256"] != np_[p]["abstract_sha256"])
+    old_rel = dict(zip(old.tables["occurrences"]["occurrence_id"].to_pylist(), old.tables["occurrences"]["relation"].to_pylist()))
+    merged = [
+        r for r in new.tables["occurrences"].select(["occurrence_id", "paper_id", "relation", "similarity", "source_file", "line_start"]).to_pylist()
+        if r["relation"] != "canonical" and old_rel.get(r["occurrence_id"], "canonical") == "canonical"
+    ]
+
+    def counts(side: Side) -> dict:
+        occ = side.tables["occurrences"]["relation"].to_pylist()
+        return {
+            "papers": side.tables["papers"].num_rows,
+            "occurrences": side.tables["occurrences"].num_rows,
+            **{r: occ.count(r) for r in ("canonical", "exact_duplicate", "near_duplicate")},
+        }
+
+    def short(text: str) -> str:
+        return text if len(text) <= 160 else text[:157] + "…"
+
+    return {
+        "old": {"label": old.label, "version": old.version, "counts": counts(old)},
+        "new": {"label": new.label, "version": new.version, "counts": counts(new)},
+        "added": [{"paper_id": p, "abstract": short(np_[p]["abstract"])} for p in added],
+        "merged": [
+            {"paper_id": p, "into": new_ids[p]["paper_id"], "abstract": short(op[p]["abstract"])} for p in merged_ids
+        ],
+        "removed": [
+            {"paper_id": p, "abstract": short(op[p]["abstract"]), "listed_in_ids": p in new_ids} for p in removed
+        ],
+        "changed": [{"paper_id": p, "excerpt": word_excerpt(op[p]["abstract"], np_[p]["abstract"])} for p in changed],
+        # Same abstract, other plain text: the rendering changed (a new release of the renderer).
+        "plain_rerendered": sorted(
+            p for p in set(op) & set(np_) if p not in changed and op[p]["abstract_plain"] != np_[p]["abstract_plain"]
+        ),
+        "newly_merged": merged,
+    }
+
+
+def to_markdown(d: dict, limit: int = 50) -> str:
+    o, n = d["old"]["counts"], d["new"]["counts"]
+    lines = [
+        f"## Dataset diff: `{d['old']['label']}` (v{d['old']['version']}) → `{d['new']['label']}` (v{d['new']['version']})",
+        "",
+        "| | before | after | change |",
+        "|---|---|---|---|",
+    ]
+    for key in o:
+        lines.append(f"| {key.replace('_', ' ')} | {o[key]} | {n[key]} | {n[key] - o[key]:+d} |")
+    lines.append("")
+    sections = (
+        ("Papers added (new ids)", d["added"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
+        ("Papers merged into an older paper (the id now resolves to it)", d["merged"],
+         lambda x: f"- `{x['paper_id']}` → `{x['into']}`: {x['abstract']}"),
+        ("Papers removed (every dump holding them is gone)", d["removed"],
+         lambda x: f"- `{x['paper_id']}`: {x['abstract']}" + ("" if x["listed_in_ids"] else " **(missing from ids: a broken promise)**")),
+        ("Papers changed", d["changed"], lambda x: f"- `{x['paper_id']}`: {x['excerpt']}"),
+        ("Same abstract, abstract_plain rendered differently", d["plain_rerendered"], lambda p: f"- `{p}`"),
+        ("Records newly merged as duplicates", d["newly_merged"],
+         lambda x: f"- `{x['source_file']}` line {x['line_start']} → paper `{x['paper_id']}` ({x['relation'].replace('_', ' ')}, similarity {x['similarity']:.3f})"),
+    )
+    for title, items, fmt in sections:
+        lines.append(f"### {title} ({len(items)})")
+        lines.append("")
+        lines += [fmt(x) for x in items[:limit]] or ["None."]
+        if len(items) > limit:
+            lines.append(f"- … and {len(items) - limit} more")
+        lines.append("")
+    return "\n".join(lines)
+
+
+CHANGELOG_LIST_LIMIT = 50  # longer lists of new ids point at the ids table instead
+
+
+def _id_lines(d: dict) -> list[str]:
+    v = d["new"]["version"]
+    added = ", ".join(f"`{x['paper_id']}`" for x in d["added"])
+    lines = []
+    if d["added"] and len(d["added"]) <= CHANGELOG_LIST_LIMIT:
+        lines.append(f"- New ids: {added}.")
+    elif d["added"]:
+        lines.append(f"- New ids: {len(d['added'])}, the rows of the `ids` table with `first_release` = {v}.")
+    for x in d["merged"]:
+        lines.append(f"- Merged: `{x['paper_id']}` → `{x['into']}` (the id resolves through the `ids` table).")
+    for x in d["removed"]:
+        lines.append(f"- Removed: `{x['paper_id']}` (no dump holding it is left; listed in `ids` as removed).")
+    return lines
+
+
+def changelog_entry(d: dict, day: str | None = None) -> str:
+    """The entry for the new version, dated ``day`` (YYYY-MM-DD; default today, UTC): the date
+    the release's metadata gives as its publication date."""
+    import datetime as dt
+
+    day = day or dt.datetime.now(dt.timezone.utc).date().isoformat()
+    o, n = d["old"]["counts"], d["new"]["counts"]
+    return "\n".join(
+        [
+            f"## {d['new']['version']} ({day})",
+            "",
+            f"- Papers: {o['papers']} → {n['papers']} ({len(d['added'])} added, {len(d['merged'])} merged into "
+            f"older papers, {len(d['removed'])} removed, {len(d['changed'])} with a revised abstract).",
+            f"- `abstract_plain` rendered differently for {len(d['plain_rerendered'])} papers whose abstract did not change.",
+            *_id_lines(d),
+            f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
+            f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
+            f"- Compared with v{d['old']['version']}.",
+            "",
+        ]
+    )
+
+
+def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
+    """Insert the entry for the new version after the title of CHANGELOG.md (once)."""
+    import re
+
+    text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
+    if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):
+        raise ValueError(f"{path.name} already has an entry for {d['new']['version']}: bump the version in pyproject.toml")
+    title, _, rest = text.partition("\n\n")
+    path.write_text(f"{title}\n\n{changelog_entry(d, day)}\n{rest}", encoding="utf-8", newline="\n")

@@ -1,0 +1,51 @@
+"""What a build was made of: inputs, configuration, the versions that shape the bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib.metadata import version
+
+from ..core.config import BuildConfig
+from ..core.resources import dataset_version
+from ..ids.identity import Identity, registry
+from ..ingest.parse import Dump
+from ..ingest.previous import PUBLISHED_DUMPS
+from ..ingest.sidecar import DumpMeta
+# Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
+SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa")
+
+
+def shaping_versions() -> dict[str, str]:
+    return {name: version(name) for name in SHAPING_PACKAGES}
+
+
+def build_manifest(
+    dumps: tuple[Dump, ...], config: BuildConfig, stats: dict, statistics: dict, meta: dict[str, DumpMeta],
+    identity: Identity | None = None,
+) -> dict:
+    """Inputs in added order, each with what its metadata file says, and the registry the next
+    build anchors its ids and dump facts to (``identity.registry``)."""
+    inputs = [
+        {
+            "file": d.name,
+            "sha256": d.sha256,
+            "records": d.n_records,
+            "venue": d.venue,
+            "year": d.year,
+            "added": meta[d.name].added,
+            "crawled_at": meta[d.name].crawled_at,
+            "source_url": meta[d.name].source_url,
+        }
+        for d in dumps
+    ]
+    fingerprinted = {
+        "config": config.as_dict(),
+        "inputs": inputs,
+        "packages": shaping_versions(),
+        "dataset_version": dataset_version(),
+    }
+    if identity is not None:
+        fingerprinted[PUBLISHED_DUMPS] = registry(dumps, meta, identity)
+    fingerprint = hashlib.sha256(json.dumps(fingerprinted, sort_keys=True).encode()).hexdigest()
+    return {**fingerprinted, "counts": stats, "statistics": statistics, "fingerprint": fingerprint}

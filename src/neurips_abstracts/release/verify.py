@@ -1,0 +1,135 @@
+"""Check a dist/ folder against its own SHA256SUMS, data package, Croissant file and card.
+
+The standards' own libraries validate their files as a user would run them: frictionless the
+data package (its profile, the types, primary and foreign keys of every row), mlcroissant the
+Croissant file. Neither checks that the Parquet files are the ones described: this does, so a
+user can trust a download. mlcroissant is an optional extra (``pip install
+'neurips-abstracts[croissant]'``): it pulls in scipy, networkx, rdflib and pandas, which nothing
+else here needs; without it `verify` says the Croissant file was not validated.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..core.names import MANIFEST, SUMS, holds_release, data_path
+from ..core.schema import TABLES
+from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE, sha256_file
+
+
+MAX_SHOWN = 20  # problems listed per validator; the rest are counted
+
+
+def _capped(prefix: str, messages: list[str]) -> list[str]:
+    shown = [f"{prefix}{m}" for m in messages[:MAX_SHOWN]]
+    return shown + ([f"{prefix}... and {len(messages) - MAX_SHOWN} more"] if len(messages) > MAX_SHOWN else [])
+
+
+def frictionless_problems(dist: Path) -> list[str]:
+    """What frictionless's own validation says of ``dist``'s data package and its data."""
+    from frictionless import validate
+
+    report = validate(str(dist / DATAPACKAGE))
+    messages = [e.message for e in report.errors] + [e.message for task in report.tasks for e in task.errors]
+    return _capped("datapackage.json: frictionless: ", messages)
+
+
+def croissant_validator() -> str | None:
+    """Why croissant.json cannot be validated here (None: mlcroissant is installed)."""
+    import importlib.util
+
+    if importlib.util.find_spec("mlcroissant") is None:
+        return "mlcroissant is not installed (pip install 'neurips-abstracts[croissant]')"
+    return None
+
+
+def croissant_problems(dist: Path) -> list[str]:
+    """What mlcroissant says of ``dist``'s Croissant file, warnings included ([] without mlcroissant)."""
+    try:
+        import mlcroissant as mlc
+    except ImportError:
+        return []
+    try:
+        issues = mlc.Dataset(jsonld=str(dist / CROISSANT)).metadata.ctx.issues
+    except mlc.ValidationError as exc:
+        return _capped("croissant.json: mlcroissant: ", [line for line in str(exc).splitlines() if line.strip()])
+    warnings = sorted(issues.warnings)
+    if _unreleased(dist):  # a build between releases has no date of publication yet: its CHANGELOG
+        # entry is dated at release time, so mlcroissant's wish for one is no problem of the build
+        warnings = [w for w in warnings if "datePublished" not in w]
+    return _capped("croissant.json: mlcroissant warning: ", warnings)
+
+
+def _unreleased(dist: Path) -> bool:
+    """Whether ``dist`` is a build of a version its CHANGELOG has no dated entry for."""
+    from .contents import changelog_date
+
+    try:
+        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+        return changelog_date((dist / CHANGELOG).read_text(encoding="utf-8"), version) is None
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def verify(dist: str | Path, standards: bool = True) -> list[str]:
+    """Problems found in ``dist``; an empty list means it verifies. ``standards``: also run
+    the standards' validators (frictionless, and mlcroissant where installed)."""
+    import pyarrow.parquet as pq
+    from huggingface_hub import DatasetCard
+
+    dist = Path(dist)
+    sums_path = dist / SUMS
+    if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
+        from ..core.errors import DumpError
+
+        what = f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
+        raise DumpError(str(dist), what)
+    if not sums_path.is_file():
+        return [f"{SUMS}: {'not a file' if sums_path.exists() else 'missing'}"]
+    problems = []
+    listed = {}
+    for number, line in enumerate(sums_path.read_text(encoding="utf-8").splitlines(), start=1):
+        digest, sep, name = line.partition("  ")
+        if not sep or len(digest) != 64:
+            problems.append(f"{SUMS}:{number}: malformed line")
+            continue
+        listed[name] = digest
+    present = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} - {SUMS}
+    for name in sorted(set(listed) - present):
+        problems.append(f"{name}: listed in {SUMS} but missing")
+    for name in sorted(present - set(listed)):
+        problems.append(f"{name}: present but not listed in {SUMS}")
+    actual = {name: sha256_file(dist / name) for name in sorted(present & set(listed))}
+    for name, digest in actual.items():
+        if digest != listed[name]:
+            problems.append(f"{name}: sha256 {digest} does not match {SUMS} ({listed[name]})")
+
+    def described(label: str, path: str, digest: str) -> None:
+        if path in actual and actual[path] != digest:
+            problems.append(f"{label}: sha256 of {path} is {actual[path]}, it says {digest}")
+
+    try:
+        package = json.loads((dist / DATAPACKAGE).read_text(encoding="utf-8"))
+        for res in package["resources"]:
+            described(DATAPACKAGE, res["path"], res["hash"].removeprefix("sha256:"))
+        croissant = json.loads((dist / CROISSANT).read_text(encoding="utf-8"))
+        for obj in croissant["distribution"]:
+            described(CROISSANT, obj["contentUrl"], obj["sha256"])
+        card = DatasetCard.load(dist / CARD).data.to_dict()
+        for info in card["dataset_info"]:
+            path = dist / data_path(info["config_name"])
+            try:
+                rows = pq.ParquetFile(path).metadata.num_rows if path.is_file() else None
+            except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
+                problems.append(f"{data_path(info['config_name'])}: unreadable Parquet ({' '.join(str(exc).split())})")
+                continue
+            if info["splits"][0]["num_examples"] != rows:
+                problems.append(f"{CARD}: {info['config_name']} declares {info['splits'][0]['num_examples']} rows, file has {rows}")
+    except (OSError, KeyError, ValueError) as exc:
+        problems.append(f"metadata unreadable: {exc}")
+    missing_tables = [t for t in TABLES if not (dist / data_path(t)).is_file()]
+    problems += [f"{data_path(t)}: missing" for t in missing_tables if data_path(t) not in listed]
+    if standards and not problems:  # the validators read the data: only bytes SHA256SUMS vouches for
+        problems += frictionless_problems(dist) + croissant_problems(dist)
+    return problems

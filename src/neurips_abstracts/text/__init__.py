@@ -1,0 +1,2 @@
+"""Pure functions of one string: normalization, and LaTeX and markdown to readable plain text.
+May import core/ only."""
