@@ -1,6 +1,6 @@
 """The build as stages over columns, one dump at a time: parse, normalize, deduplicate, assemble.
 
-Nothing here reads raw/ or writes dist/: ``load.py`` reads raw/ at one end, ``write.py`` writes
+Nothing here reads raw/ or writes dist/: ``ingest/load.py`` reads raw/ at one end, ``release/write.py`` writes
 dist/ at the other. Dumps are taken in their added order (see ``sidecar``), whatever order the
 files were listed in, so the output does not depend on it.
 
