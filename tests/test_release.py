@@ -531,3 +531,19 @@ def test_release_prose_comes_from_the_prose_file_and_all_of_it_is_used(seeds_dis
     monkeypatch.setattr(texts, "SUMMARY", texts._prose()["summary"])
     build(SEED_DIR, tmp_path / "dist", previous=None)
     assert "An edited summary of the release." in (tmp_path / "dist" / release.CARD).read_text(encoding="utf-8")
+
+
+def test_the_cards_normalize_path_matches_every_text_sha256(seeds_dist):
+    """The card tells users which function to normalize an abstract with before matching its
+    SHA-256 against occurrences.text_sha256: that path imports, and it reproduces every hash."""
+    import hashlib
+    import importlib
+
+    card = (seeds_dist / "README.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(neurips_abstracts(?:\.\w+)+)\.(\w+)` and match its SHA-256", card)
+    assert len(named) == 1
+    module, name = named[0]
+    normalize = getattr(importlib.import_module(module), name)
+    table = pq.read_table(seeds_dist / data_path("occurrences"), columns=["text_raw", "text_sha256"]).to_pylist()
+    assert table and all(
+        hashlib.sha256(normalize(r["text_raw"]).encode("utf-8")).hexdigest() == r["text_sha256"] for r in table)

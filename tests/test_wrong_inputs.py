@@ -57,6 +57,7 @@ CASES: dict[tuple[str, str], tuple[Setup, str]] = {
     ("missing path", "build"): (lambda ws, mp: ["build", "--raw", "nope"], "nope"),
     ("missing path", "add"): (lambda ws, mp: ["add", "nope.txt"], "nope.txt"),
     ("missing path", "check"): (lambda ws, mp: ["check", "--raw", "nope", "--no-docs"], "nope"),
+    ("missing path", "check --dist"): (lambda ws, mp: ["check", "--dist", "nope", "--no-docs"], "nope"),
     ("missing path", "verify"): (lambda ws, mp: ["verify", "nope"], "nope"),
     ("missing path", "validate"): (lambda ws, mp: ["validate", "nope.txt"], "nope.txt"),
     ("missing path", "diff"): (lambda ws, mp: ["diff", "nope", "dist"], "nope"),

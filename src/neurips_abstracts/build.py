@@ -154,7 +154,9 @@ def check(
     DATASHEET.md, README.md and benchmarks/README.md."""
     from .docs import stale
 
-    if Path(dist).exists() and not Path(dist).is_dir():
+    if not Path(dist).exists():
+        raise DumpError(str(dist), f"no such folder: nothing to compare; build it first (build --out {dist})")
+    if not Path(dist).is_dir():
         raise DumpError(str(dist), "not a folder: give the dist/ folder to compare")
     # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it
     previous = read_previous(dist) if is_release(dist) else None
@@ -162,5 +164,5 @@ def check(
         fresh = tmp / "dist"
         build(raw_dir, fresh, config, previous=previous)
         name = Path(dist).name
-        found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))] if Path(dist).is_dir() else [f"{name}/"]
+        found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))]
         return found + (stale(fresh) if docs else [])
