@@ -188,7 +188,9 @@ def startup_block(result: dict | None) -> str:
     return (
         f"The everyday build of the seeds, `python build_dataset.py build` in a new process, takes "
         f"{result['median_seconds']:.2f} s wall (median of {result['runs']} runs, {result['min_seconds']:.2f}-"
-        f"{result['max_seconds']:.2f} s). {machine_sentence(result)}\n"
+        f"{result['max_seconds']:.2f} s)"
+        + (f", {result['median_cpu_seconds']:.2f} s CPU" if "median_cpu_seconds" in result else "")
+        + f". {machine_sentence(result)}\n"
     )
 
 
