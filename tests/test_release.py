@@ -231,7 +231,8 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
 
 def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp_path):
     """`check` in a checkout (a copy of this one, built from the seeds) fails on a hand-edited
-    benchmarks/README.md, names it and the command; that command makes `check` pass."""
+    benchmarks/README.md, names it and the command; that command makes `check` pass. A deleted
+    one is named as missing, with the way to restore it."""
     project = tmp_path / "project"
     for name in ("src", "schema", "templates", "benchmarks/results"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -256,6 +257,11 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     assert "run: python build_dataset.py build --raw raw --out dist" in proc.stderr
     assert run("build").returncode == 0 and table.read_text() == text
     assert run("check").returncode == 0
+    # A deleted one cannot be made by a build (only its blocks are generated): check says how to restore it.
+    table.unlink()
+    proc = run("check")
+    assert proc.returncode == 1
+    assert proc.stderr == "missing: benchmarks/README.md: restore it (git checkout -- benchmarks/README.md)\n"
 
 
 def test_card_yaml_has_no_absolute_paths_or_times(seeds_dist):
@@ -470,7 +476,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     check = run("check")
     assert check.returncode == 0, check.stderr[-3000:]
     assert check.stdout == "dist/ is up to date with raw/; no checkout of the project here (an installed package), " \
-        "so the project's README.md and DATASHEET.md were not compared\n"
+        "so the project's README.md, DATASHEET.md and benchmarks/README.md were not compared\n"
     no_docs = run("check", "--no-docs", module=True)
     assert no_docs.returncode == 0 and no_docs.stdout.startswith("dist/ is up to date with raw/; --no-docs:"), no_docs.stderr
     (elsewhere / "dist" / "DATASHEET.md").write_text("edited\n")

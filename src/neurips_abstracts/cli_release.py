@@ -60,7 +60,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 @click.command(cls=AsInvokedCommand)
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
-@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's DATASHEET.md and README.md.")
+@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, DATASHEET.md and benchmarks/README.md.")
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     """Rebuild RAW into a temporary folder and fail if DIST differs from it.
 
@@ -74,23 +74,27 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
         python build_dataset.py check
     """
     from .build import check as run_check
-    from .docs import docs_skipped
+    from .docs import GENERATED_DOCS, docs_skipped, missing_by_hand
 
-    skipped = "--no-docs: the project's README.md and DATASHEET.md were not compared" if no_docs else docs_skipped(dist_dir)
+    skipped = f"--no-docs: the project's {GENERATED_DOCS} were not compared" if no_docs else docs_skipped(dist_dir)
     try:
         stale = run_check(raw_dir, dist_dir, docs=skipped is None)
     except (DumpError, ContractError) as exc:
         fail(exc)
     if stale:
+        missing = missing_by_hand(stale)
         for name in stale:
-            click.echo(f"stale: {name}", err=True)
-        click.echo(f"generated files are out of date with {raw_dir}/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
+            click.echo(f"missing: {name}: restore it (git checkout -- {name})" if name in missing else f"stale: {name}",
+                       err=True)
+        if missing == stale:
+            sys.exit(1)
+        click.echo(f"generated files are out of date with {raw_dir}/ or benchmarks/results/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
                    err=True)
         sys.exit(1)
     if skipped:
         click.echo(f"{dist_dir}/ is up to date with {raw_dir}/; {skipped}")
     else:
-        click.echo(f"{dist_dir}/, DATASHEET.md, README.md and benchmarks/README.md are up to date with {raw_dir}/")
+        click.echo(f"{dist_dir}/ and {GENERATED_DOCS} are up to date with {raw_dir}/")
 
 
 @click.command(cls=AsInvokedCommand)

@@ -99,6 +99,10 @@ def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | No
     return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
 
 
+# The project's generated docs, as messages name them.
+GENERATED_DOCS = "README.md, DATASHEET.md and benchmarks/README.md"
+
+
 def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the generated docs from ``dist``; return the files that changed."""
     return _write_changed(expected_docs(dist, root))
@@ -106,13 +110,13 @@ def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
 
 def docs_skipped(dist: str | Path) -> str | None:
     """Why the project's generated docs go with no build of ``dist`` (None: they go with it).
-    README.md and DATASHEET.md are the checkout's, made from its own dist/ alone: `build`
-    refreshes them and `check` compares them only for that folder."""
+    The generated docs are the checkout's, made from its own dist/ alone: `build` refreshes them
+    and `check` compares them only for that folder."""
     root = checkout()
     if root is None:
-        return "no checkout of the project here (an installed package), so the project's README.md and DATASHEET.md were not compared"
+        return f"no checkout of the project here (an installed package), so the project's {GENERATED_DOCS} were not compared"
     if Path(dist).resolve() != root / "dist":
-        return f"{Path(dist).as_posix()}/ is not the dist/ of the checkout at {root}, so its README.md and DATASHEET.md were not compared"
+        return f"{Path(dist).as_posix()}/ is not the dist/ of the checkout at {root}, so its {GENERATED_DOCS} were not compared"
     return None
 
 
@@ -124,3 +128,9 @@ def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
         for path, text in expected_docs(dist, root).items()
         if text is None or not path.is_file() or path.read_text(encoding="utf-8") != text
     ]
+
+
+def missing_by_hand(names: list[str], root: Path = CHECKOUT_ROOT) -> list[str]:
+    """Those of ``names`` (as ``stale`` gives them) that are missing READMEs: only their blocks
+    are generated, the rest is written by hand, so no build can make them again."""
+    return [n for n in names if n != DATASHEET and not n.startswith("dist/") and not (root / n).is_file()]
