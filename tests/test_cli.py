@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.core.resources import dataset_version
 
-from .conftest import copy_seeds, run_cli
+from .conftest import copy_seeds, run_cli, run_process
 
 
 @pytest.mark.parametrize("word, hint", [
@@ -80,3 +80,23 @@ def test_messages_name_the_command_as_invoked(tmp_path):
     assert "`python -m neurips_abstracts add`" in module.stdout and "build_dataset.py" not in module.stdout, module.stdout
     script = run_cli("validate", "--raw", str(raw), cwd=tmp_path)
     assert "`python build_dataset.py add`" in script.stdout, script.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("--version",),
+    ("validate",),
+    ("verify", "dist"),
+    ("publish", "--dry-run", "--stage", "staged"),
+    ("diff", "nope", "dist"),
+    ("biuld",),
+], ids=" ".join)
+def test_in_process_runs_show_what_a_user_sees(args, seeds_dist, tmp_path):
+    """run_cli, which most tests use, against a new process on the same command: the same exit
+    status, stdout and stderr. A library that writes to stderr by warnings or logging (which the
+    test process captures) would show here as a difference."""
+    copy_seeds(tmp_path / "raw")
+    shutil.copytree(seeds_dist, tmp_path / "dist")
+    env = {"HF_TOKEN": ""}
+    inside, outside = run_cli(*args, cwd=tmp_path, env=env), run_process(*args, cwd=tmp_path, env=env)
+    shutil.rmtree(tmp_path / "staged", ignore_errors=True)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (outside.returncode, outside.stdout, outside.stderr)

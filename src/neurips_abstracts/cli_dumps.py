@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from .cli_errors import as_invoked
-from .cli_output import AsInvokedCommand, fail, plural
+from .cli_output import AsInvokedCommand, fail
 from .core.errors import DumpError
 from .release.contracts import ContractError
+from .release.texts import plural
 
 
 @click.command(cls=AsInvokedCommand)

@@ -19,11 +19,6 @@ def invoked(ctx: click.Context | None = None) -> str:
     return ctx.find_root().info_name if ctx and ctx.find_root().info_name else DOC_PROG
 
 
-def plural(n: int, word: str) -> str:
-    """``1 error``, ``2 errors``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 class AsInvokedCommand(click.Command):
     """A command whose help shows its examples with the command the user invoked."""
 

@@ -6,9 +6,10 @@ import sys
 
 import click
 
-from .cli_output import AsInvokedCommand, fail, invoked, plural, stage_progress
+from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
 from .core.errors import DumpError
 from .release.contracts import ContractError
+from .release.texts import plural
 
 
 @click.command(cls=AsInvokedCommand)
@@ -49,8 +50,9 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
             click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT)}")
     rel = s["relations"]
     click.echo(
-        f"built {out_dir}/: {s['records']} records parsed from {s['dumps']} dumps -> {s['papers']} papers "
-        f"({rel['exact_duplicate']} exact duplicates, {rel['near_duplicate']} near duplicates) in {s['seconds']:.2f} s"
+        f"built {out_dir}/: {plural(s['records'], 'record')} parsed from {plural(s['dumps'], 'dump')} -> "
+        f"{plural(s['papers'], 'paper')} ({plural(rel['exact_duplicate'], 'exact duplicate')}, "
+        f"{plural(rel['near_duplicate'], 'near duplicate')}) in {s['seconds']:.2f} s"
     )
     ids = s["id_changes"]
     click.echo(f"ids since the previous release: {ids['added']} current that were not (new, or back with their records), "
@@ -122,7 +124,7 @@ def verify(dist_dir: str) -> None:
     missing = croissant_validator()
     croissant = f"croissant.json was not validated: {missing}" if missing else "mlcroissant validates croissant.json"
     click.echo(f"{dist_dir}/ verifies: every file matches SHA256SUMS and the metadata; frictionless validates "
-               f"datapackage.json and its rows; {croissant}")
+               f"datapackage.json and its rows; {croissant}; huggingface_hub reads the card, whose row counts match")
 
 
 @click.command(cls=AsInvokedCommand)

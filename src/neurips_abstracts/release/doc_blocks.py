@@ -9,6 +9,7 @@ import yaml
 
 from ..core.config import BuildConfig
 from ..core.schema import table_schema
+from .texts import plural
 
 if TYPE_CHECKING:
     from .contents import Release
@@ -72,7 +73,7 @@ def statistics_block(r: Release) -> str:
         f"- Duplicates: {s['duplicates']} ({s['relations']['exact_duplicate']} exact, "
         f"{s['relations']['near_duplicate']} near); papers with more than one version: {s['papers_with_revisions']}",
         "- Similarity of each near-duplicate occurrence to its paper's canonical text, over the "
-        f"{s['relations']['near_duplicate']} near duplicates: "
+        f"{plural(s['relations']['near_duplicate'], 'near duplicate')}: "
         + (f"min {near['min']:.3f}, median {near['median']:.3f}" if near else "no near duplicates in this build"),
         f"- Words per paper (`word_count` of the {s['papers']} papers' canonical abstracts): {_q(s, 'word_count')}",
         f"- Characters per paper (the {s['papers']} canonical `abstract` texts): {_q(s, 'abstract_chars')}",

@@ -11,6 +11,7 @@ else here needs; without it `verify` says the Croissant file was not validated.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 from ..core.names import MANIFEST, SUMS, holds_release, data_path
@@ -50,10 +51,17 @@ def croissant_problems(dist: Path) -> list[str]:
         import mlcroissant as mlc
     except ImportError:
         return []
+    # mlcroissant also logs its warnings (through absl's logger) as it finds them: they are
+    # reported below, once, from its issues, and the one a build between releases may have is not.
+    absl = logging.getLogger("absl")
+    level = absl.level
+    absl.setLevel(logging.ERROR)
     try:
         issues = mlc.Dataset(jsonld=str(dist / CROISSANT)).metadata.ctx.issues
     except mlc.ValidationError as exc:
         return _capped("croissant.json: mlcroissant: ", [line for line in str(exc).splitlines() if line.strip()])
+    finally:
+        absl.setLevel(level)
     warnings = sorted(issues.warnings)
     if _unreleased(dist):  # a build between releases has no date of publication yet: its CHANGELOG
         # entry is dated at release time, so mlcroissant's wish for one is no problem of the build
