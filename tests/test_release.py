@@ -553,3 +553,17 @@ def test_the_cards_normalize_path_matches_every_text_sha256(seeds_dist):
     table = pq.read_table(seeds_dist / data_path("occurrences"), columns=["text_raw", "text_sha256"]).to_pylist()
     assert table and all(
         hashlib.sha256(normalize(r["text_raw"]).encode("utf-8")).hexdigest() == r["text_sha256"] for r in table)
+
+
+@pytest.mark.parametrize("template", ["\n---\n{{ card_data }}\n---\nx", "---\n{{ card_data }}\n---\r\nx", "# x\n"])
+def test_a_card_template_without_its_metadata_block_first_is_refused(template):
+    """render_card stands in for DatasetCard.from_template, which parses what it renders: a
+    template whose output would not open with the card's metadata block is an error."""
+    from huggingface_hub.repocard_data import DatasetCardData
+
+    from neurips_abstracts.release.card import render_card
+
+    data = DatasetCardData(license="other", pretty_name="x")
+    assert render_card(data, "---\n{{ card_data }}\n---\nx").startswith("---\nlicense: other\n")
+    with pytest.raises(ValueError, match="metadata block"):
+        render_card(data, template)

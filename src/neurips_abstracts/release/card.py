@@ -71,10 +71,17 @@ def render_card(data, template: str, **fields) -> str:
     fields and ``fields``. huggingface_hub's repocard module imports its whole Hub client (hf_api,
     file_download, httpx) to define DatasetCard, a fifth of a seeds build's CPU; the card is made
     of the data class and Jinja alone. tests/test_release.py builds the card with DatasetCard
-    itself and compares the bytes."""
+    itself and compares the bytes, and `verify` reads every built card with DatasetCard.load.
+
+    DatasetCard would also parse the result (and fail on a bad metadata block) at build time; in
+    its place the card must open with its data's YAML, exactly, between ``---`` lines, which is
+    what DatasetCard.load reads back as the same data."""
     import jinja2
 
-    return jinja2.Template(template).render(card_data=data.to_yaml(), **{**data.to_dict(), **fields})
+    content = jinja2.Template(template).render(card_data=data.to_yaml(), **{**data.to_dict(), **fields})
+    if not content.startswith(f"---\n{data.to_yaml()}\n---\n") or "\r" in content:
+        raise ValueError("the dataset card does not open with its metadata block: check templates/dataset_card.md")
+    return content
 
 
 def card(r: Release) -> str:
