@@ -555,7 +555,7 @@ def test_the_cards_normalize_path_matches_every_text_sha256(seeds_dist):
         hashlib.sha256(normalize(r["text_raw"]).encode("utf-8")).hexdigest() == r["text_sha256"] for r in table)
 
 
-@pytest.mark.parametrize("template", ["\n---\n{{ card_data }}\n---\nx", "---\n{{ card_data }}\n---\r\nx", "# x\n"])
+@pytest.mark.parametrize("template", ["\n---\n{{ card_data }}\n---\nx", "---\n{{ card_data }}\n---\n{{ cr }}", "# x\n"])
 def test_a_card_template_without_its_metadata_block_first_is_refused(template):
     """render_card stands in for DatasetCard.from_template, which parses what it renders: a
     template whose output would not open with the card's metadata block is an error."""
@@ -566,4 +566,4 @@ def test_a_card_template_without_its_metadata_block_first_is_refused(template):
     data = DatasetCardData(license="other", pretty_name="x")
     assert render_card(data, "---\n{{ card_data }}\n---\nx").startswith("---\nlicense: other\n")
     with pytest.raises(ValueError, match="metadata block"):
-        render_card(data, template)
+        render_card(data, template, cr="a\rb")
