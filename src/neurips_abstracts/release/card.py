@@ -80,7 +80,8 @@ def render_card(data, template: str, **fields) -> str:
 
     content = jinja2.Template(template).render(card_data=data.to_yaml(), **{**data.to_dict(), **fields})
     if not content.startswith(f"---\n{data.to_yaml()}\n---\n") or "\r" in content:
-        raise ValueError("the dataset card does not open with its metadata block: check templates/dataset_card.md")
+        raise ValueError("the dataset card must open with its metadata block and hold no carriage return: "
+                         "check templates/dataset_card.md")
     return content
 
 
