@@ -228,7 +228,9 @@ _SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT}
 
 def pytest_configure(config):
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
-    config.addinivalue_line("markers", f"slow: left out of the default run (it takes long); run with {SLOW_HINT}")
+    config.addinivalue_line("markers", "slow: left out of the default run: long runs (the id-history state machine's "
+                            "200 sequences of 30 steps, timeouts waited out, a wheel installed) and timing-dependent "
+                            f"ones; run with {SLOW_HINT}")
 
 
 def pytest_collection_modifyitems(config, items):

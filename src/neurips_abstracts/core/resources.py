@@ -1,7 +1,7 @@
 """Files the package reads at run time, and the project settings kept in pyproject.toml.
 
-``schema/*.json``, ``CHANGELOG.md`` and ``pyproject.toml`` live at the top of the repository, their
-only copies. A wheel carries them inside the package (``neurips_abstracts/_resources``, put there
+``schema/*.json``, ``templates/``, ``CHANGELOG.md`` and ``pyproject.toml`` live at the top of the
+repository, their only copies. A wheel carries them inside the package (``neurips_abstracts/_resources``, put there
 by hatch's force-include), read with importlib.resources; a checkout (editable install or
 ``PYTHONPATH=src``) has no such folder and reads them where they live.
 """

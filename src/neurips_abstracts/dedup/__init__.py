@@ -1,2 +1,2 @@
-"""Which distinct normalized texts are the same paper: shingles, MinHash LSH, verified similarity.
-May import core/, text/ and ingest/."""
+"""Which records are the same paper: exact (each record normalized, its distinct texts numbered) and near (shingles,
+MinHash LSH, verified similarity). May import core/, text/ and ingest/."""

@@ -26,7 +26,7 @@ def datapackage(r: Release) -> dict:
     """The Frictionless v2 descriptor, as the JSON the standard defines. Kept as a dict rather
     than built with frictionless's Package/Resource: after the build's own imports, importing
     frictionless and building those objects for the seeds took 0.44-0.51 s of CPU (0.15-0.20 s
-    of it building), on top of the card's huggingface_hub and Jinja (0.31-0.41 s), and its
+    of it building; measured in 1.2.0's development), about half of a seeds build, and its
     ``to_descriptor()`` adds ``"scheme": "file"`` and drops ``$schema``: nothing it would give
     the bytes. frictionless validates the result instead: `verify` runs its validation
     (profile, types, primary and foreign keys of every row) on every release."""
