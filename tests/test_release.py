@@ -204,6 +204,9 @@ def test_readme_pin_block_names_the_configured_repository(seeds_dist):
     assert f'load_dataset("{hub_repo()}", revision="{tag}", split="train")' in block
     assert f"hf://datasets/{hub_repo()}@{tag}/data/" in block and "OWNER/NAME" not in block
     assert 'load_dataset("alice/x", revision=' in pinned_load_block(manifest, "alice/x")
+    # The build between releases names the next version; the README pins the last one released.
+    dated = "# Changelog\n\n## 9.0.0\n\n- next\n\n## 8.1.0 (2026-11-30)\n\n- x\n\n## 8.0.0 (2026-11-29)\n"
+    assert '@v8.1.0/data/' in pinned_load_block({"dataset_version": "9.0.0"}, "alice/x", changelog=dated)
 
 
 def test_check_flags_stale_docs(tmp_path, seeds_dist):

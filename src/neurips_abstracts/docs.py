@@ -16,7 +16,7 @@ from pathlib import Path
 from .core.names import MANIFEST
 from .core.resources import CHECKOUT_ROOT, checkout, hub_repo
 from .benchmark_docs import BENCHMARKS_README, benchmark_blocks, headline_block
-from .release.contents import DATASHEET
+from .release.contents import CHANGELOG, DATASHEET, latest_release
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -32,10 +32,12 @@ def stats_block(manifest: dict) -> str:
     )
 
 
-def pinned_load_block(manifest: dict, repo_id: str | None = None) -> str:
-    """How to load the committed version, from the configured Hub repository (hub-repo)."""
+def pinned_load_block(manifest: dict, repo_id: str | None = None, changelog: str = "") -> str:
+    """How to load a released version from the configured Hub repository (hub-repo): the
+    newest one ``changelog`` dates, since the committed build's may not be released yet (its
+    version is the next release's)."""
     repo_id = repo_id or hub_repo()
-    tag = f"v{manifest['dataset_version']}"
+    tag = f"v{latest_release(changelog) or manifest['dataset_version']}"
     hf = f"hf://datasets/{repo_id}@{tag}/data"
     return f"""```python
 from datasets import load_dataset
@@ -95,7 +97,9 @@ def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | No
     ``dist`` and the results in benchmarks/results/ (None: a README that is missing)."""
     manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
     blocks = _benchmark_docs(root)
-    blocks[root / "README.md"] |= {"stats": stats_block(manifest), "pinned-load": pinned_load_block(manifest)}
+    changelog = (dist / CHANGELOG).read_text(encoding="utf-8")
+    blocks[root / "README.md"] |= {"stats": stats_block(manifest),
+                                   "pinned-load": pinned_load_block(manifest, changelog=changelog)}
     return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
 
 

@@ -33,6 +33,12 @@ def changelog_date(changelog: str, version: str) -> str | None:
     return m[1] if m else None
 
 
+def latest_release(changelog: str) -> str | None:
+    """The newest version with a dated CHANGELOG entry: the last one released (entries are newest first)."""
+    m = re.search(r"^## (\S+) \(\d{4}-\d{2}-\d{2}\)\s*$", changelog, re.M)
+    return m[1] if m else None
+
+
 @dataclass(frozen=True)
 class DataFile:
     path: str
