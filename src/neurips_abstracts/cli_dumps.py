@@ -10,8 +10,8 @@ import click
 from .cli_errors import as_invoked
 from .cli_output import AsInvokedCommand, fail
 from .core.errors import DumpError
+from .core.words import plural
 from .release.contracts import ContractError
-from .release.texts import plural
 
 
 @click.command(cls=AsInvokedCommand)

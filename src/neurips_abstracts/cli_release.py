@@ -8,8 +8,8 @@ import click
 
 from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
 from .core.errors import DumpError
+from .core.words import plural
 from .release.contracts import ContractError
-from .release.texts import plural
 
 
 @click.command(cls=AsInvokedCommand)

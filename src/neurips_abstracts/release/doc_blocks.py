@@ -9,7 +9,7 @@ import yaml
 
 from ..core.config import BuildConfig
 from ..core.schema import table_schema
-from .texts import plural
+from ..core.words import plural
 
 if TYPE_CHECKING:
     from .contents import Release

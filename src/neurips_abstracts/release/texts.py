@@ -101,8 +101,3 @@ def citation(version: str, repo_id: str, author: str) -> str:
         "  note         = {Abstracts are the works of their authors}\n"
         "}"
     )
-
-
-def plural(n: int, word: str) -> str:
-    """``1 error``, ``2 errors``: every count the release and the commands write."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
