@@ -113,8 +113,10 @@ class _Renderer:
             if type(node) is not str:
                 if type(node) is tuple:
                     body = node[1]
-                    if len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
-                        append((body[0], 0))  # math of one run of text ($a$, $10$): as it is
+                    if type(body) is str:  # math of one token ($a$, $10$, $^$)
+                        append((body, 0) if body[:1] not in _MARKUP_STARTS else (self.render([body], True), 0))
+                    elif len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
+                        append((body[0], 0))  # math of one run of text: as it is
                     else:
                         append((self.render(body, True), 0))
                 else:
