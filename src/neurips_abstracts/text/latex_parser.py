@@ -129,27 +129,26 @@ class _Parser:
                 continue  # unbalanced: markup only
             elif tok in _CLOSERS:
                 close = _CLOSERS[tok]
-                if i < end and tokens[i] == close:
-                    j = i  # the closer right after the opener ($$$$, \\(\\)): no search
-                elif i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
-                    j = i + 1  # $a$: the closer right after one token, found without a search
-                else:
-                    positions = self._at.get(close)
-                    if positions is None:
-                        positions = self.at(close)
-                    # none left (an opener never closed, repeated): no search
-                    j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
+                # The closer right after the opener or after one token is found without a search.
+                if i < end and tokens[i] == close:  # empty math ($$$$, \\(\\)) shows nothing
+                    i += 1
+                    continue
+                if i + 1 < end and tokens[i + 1] == close and (first := tokens[i][:1]) not in _PARSE_STARTS:
+                    if tok == "$" and first in _DIGITS and is_currency(tokens[i], tokens[i + 2] if i + 2 < end else ""):
+                        nodes.append("$")  # a currency sign opens no math: a character
+                        continue
+                    nodes.append(("$", tokens[i]))  # $a$, $10$: math of one token
+                    i += 2
+                    continue
+                positions = self._at.get(close)
+                if positions is None:
+                    positions = self.at(close)
+                # none left (an opener never closed, repeated): no search
+                j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
                 if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
                     continue  # a stray \\( or \\[ shows nothing
-                if j == i:  # empty math shows nothing
-                    i += 1
-                    continue
-                if j == i + 1 and tokens[i][:1] not in _PARSE_STARTS:  # $a$, $10$: one token
-                    nodes.append(("$", tokens[i]))
-                    i += 2
-                    continue
                 body, i = self.parse(i, end, (close,))
                 nodes.append(("$", body))
             elif tok == "\\begin" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":
