@@ -31,12 +31,37 @@ def _tokens(text: str) -> list[str]:
     # URL_RE can only match where one of these stands: the split is skipped when none does
     could_link = "http" in text or "\\url{" in text or "\\href{" in text
     if not could_link:
-        return _TOKEN_RE.findall(text)  # most texts: the list as findall makes it, not a copy
+        return _findall(text)
     for i, part in enumerate(URL_RE.split(text)):
         if i % 2:
             out.append("\x00" + part)  # verbatim: a URL, or \url{..}/\href{..} holding one
         elif part:
-            out.extend(_TOKEN_RE.findall(part))
+            out.extend(_findall(part))
+    return out
+
+
+# Where a token starts whatever stands before it: a token ends at "{", "}", "$" or "\\" unless
+# it is "\\" + that character or "$$".
+_CUT_RE = re.compile(r"(?<![\\$])[{}$\\]")
+_PIECE = 16_384
+
+
+def _findall(text: str) -> list[str]:
+    """_TOKEN_RE's tokens of ``text``. A long text is tokenized a piece at a time, cut where a
+    token starts, keeping one string object for equal tokens: a text of markup repeats a few
+    tokens hundreds of thousands of times, and a new object for each would no longer fit the
+    processor's caches at 1 MB. A piece's own objects are freed before the next one is made."""
+    if len(text) <= _PIECE:
+        return _TOKEN_RE.findall(text)  # most texts: the list as findall makes it
+    out: list[str] = []
+    first: dict[str, str] = {}
+    start = 0
+    while start < len(text):
+        cut = _CUT_RE.search(text, start + _PIECE)
+        stop = cut.start() if cut else len(text)
+        tokens = _TOKEN_RE.findall(text, start, stop)
+        out += map(first.setdefault, tokens, tokens)
+        start = stop
     return out
 
 
