@@ -40,24 +40,26 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-# Where a token starts whatever stands before it: a token ends at "{", "}", "$" or "\\" unless
-# it is "\\" + that character or "$$".
+# Where a token starts whatever stands before it: every token stops before "{", "}", "$" and
+# "\\", save one that a "\\" before it escapes or a "$" before it pairs with ("$$").
 _CUT_RE = re.compile(r"(?<![\\$])[{}$\\]")
+# Small enough that a piece's new objects stay in the processor's caches; every real abstract is
+# shorter, and is tokenized at once.
 _PIECE = 16_384
 
 
-def _findall(text: str) -> list[str]:
+def _findall(text: str, piece: int = _PIECE) -> list[str]:
     """_TOKEN_RE's tokens of ``text``. A long text is tokenized a piece at a time, cut where a
     token starts, keeping one string object for equal tokens: a text of markup repeats a few
     tokens hundreds of thousands of times, and a new object for each would no longer fit the
     processor's caches at 1 MB. A piece's own objects are freed before the next one is made."""
-    if len(text) <= _PIECE:
+    if len(text) <= piece:
         return _TOKEN_RE.findall(text)  # most texts: the list as findall makes it
     out: list[str] = []
     first: dict[str, str] = {}
     start = 0
     while start < len(text):
-        cut = _CUT_RE.search(text, start + _PIECE)
+        cut = _CUT_RE.search(text, start + piece)
         stop = cut.start() if cut else len(text)
         tokens = _TOKEN_RE.findall(text, start, stop)
         out += map(first.setdefault, tokens, tokens)
