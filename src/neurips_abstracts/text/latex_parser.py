@@ -42,7 +42,9 @@ def _tokens(text: str) -> list[str]:
 
 # Where a token starts whatever stands before it: every token stops before "{", "}", "$" and
 # "\\", save one that a "\\" before it escapes or a "$" before it pairs with ("$$").
-_CUT_RE = re.compile(r"(?<![\\$])[{}$\\]")
+# The class comes first, so that the search skips to it in C: a look-behind first is tried at every
+# character, 5 times slower through a text that has no cut (pieces start after the text's start).
+_CUT_RE = re.compile(r"[{}$\\](?<=[^\\$].)", re.S)
 # Small enough that a piece's new objects stay in the processor's caches; every real abstract is
 # shorter, and is tokenized at once.
 _PIECE = 16_384
