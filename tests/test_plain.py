@@ -282,3 +282,17 @@ def test_bad_character_is_refused_by_validate_and_build_with_one_message(tmp_pat
     assert checked.returncode == 1 and message in checked.stdout + checked.stderr
     assert built.returncode != 0 and message in built.stdout + built.stderr and "Traceback" not in built.stderr
     assert not (tmp_path / "dist").exists()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["\\", "$", "{", "}", "a", " ", "~", "^", "_", "(", "ab"]), max_size=60).map("".join),
+       st.integers(1, 8))
+@example("$$$a$$", 1)
+@example("\\\\{a\\$b", 1)
+def test_a_long_text_is_tokenized_in_pieces_as_at_once(text, piece):
+    """Inputs: strings of up to 60 pieces of the characters that end a token or escape one,
+    tokenized in pieces of 1 to 8 characters (a long text's pieces are 16 kB): the tokens are
+    those of the whole text at once, wherever the pieces are cut."""
+    from neurips_abstracts.text.latex_parser import _TOKEN_RE, _findall
+
+    assert _findall(text, piece) == _TOKEN_RE.findall(text)

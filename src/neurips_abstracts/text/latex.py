@@ -101,8 +101,10 @@ class _Renderer:
 
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
-        pieces: list[tuple[str, int]] = []  # (text, flags)
-        append = pieces.append
+        # text, flags, text, flags, ..: flat, so that a piece costs two slots of one list and
+        # no tuple of its own, which at 1 MB of markup no longer fit the processor's caches
+        pieces: list = []
+        add = pieces.extend  # each call gives (text, flags)
         simple, unknown, specials = self.simple, self.unknown, self.text_specials
         nodes = list(nodes)
         n = len(nodes)  # _next_arg may replace a node, never add or remove one
@@ -113,28 +115,30 @@ class _Renderer:
             if type(node) is not str:
                 if type(node) is tuple:
                     body = node[1]
-                    if len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
-                        append((body[0], 0))  # math of one run of text ($a$, $10$): as it is
+                    if type(body) is str:  # math of one token ($a$, $10$, $^$)
+                        add((body, 0) if body[:1] not in _MARKUP_STARTS else (self.render([body], True), 0))
+                    elif len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
+                        add((body[0], 0))  # math of one run of text: as it is
                     else:
-                        append((self.render(body, True), 0))
+                        add((self.render(body, True), 0))
                 else:
-                    append((self.render(node, math), 0))
+                    add((self.render(node, math), 0))
                 continue
             first = node[:1]
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
-                append((node, 0) if math or not specials or not _has_text_special(node) else (_text(node), 0))
+                add((node, 0) if math or not specials or not _has_text_special(node) else (_text(node), 0))
             elif first == "\\" and not (math and node == "\\_"):
                 symbol = simple.get(node)
                 if symbol is not None:  # a symbol: \\alpha
-                    append(symbol)
+                    add(symbol)
                 elif (word := unknown.get(node)) is not None and (k >= n or type(nodes[k]) is not list):
-                    append(word)  # \\bH with no argument
+                    add(word)  # \\bH with no argument
                 else:
                     k = self._macro(node, nodes, k, math, pieces)
             elif first == "~":  # a tie, or a run of them; one before a number may mean "about"
-                append((" " * (len(node) - 1) + ("~" if not math and k < n and _about(nodes, k) else " "), 0))
+                add((" " * (len(node) - 1) + ("~" if not math and k < n and _about(nodes, k) else " "), 0))
             elif first == "\x00":
-                append(self._verbatim(node[1:], nodes, k, math))
+                add(self._verbatim(node[1:], nodes, k, math))
                 if node.startswith("\x00\\href"):
                     k = self._skip_arg(nodes, k)
             elif math or k < n and type(nodes[k]) is list:  # ^, _ or, in math, \\_
@@ -142,9 +146,9 @@ class _Renderer:
                 # In math, \\_ is a subscript escaped for markdown.
                 body, k = self._operand(nodes, k, True)
                 if body:
-                    append(_script(node[-1], body))
+                    add(_script(node[-1], body))
             else:
-                append((_text(node), 0))
+                add((_text(node), 0))
         return _join(pieces)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
@@ -152,7 +156,7 @@ class _Renderer:
         (x_\\text{max}, d^\\frac{5}{4})."""
         arg, k = self._next_arg(nodes, k)
         if isinstance(arg, str) and arg.startswith("\\") and not arg.startswith("\x00"):
-            sub: list[tuple[str, int]] = []
+            sub: list = []
             k = self._macro(arg, nodes, k, math, sub)
             return _join(sub).strip(), k
         return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
@@ -180,11 +184,11 @@ class _Renderer:
         name = tok[1:].rstrip("*") or tok[1:] or "\\"  # \* is an escaped *
         sym = self.sym
         if name[0] == "\\":  # a run of line breaks
-            pieces.append((" ", 0))
+            pieces.extend((" ", 0))
             return k
         if len(name) > 1 and name not in _HANDLED:  # most macros: a symbol, or one we do not know
             if name in sym:
-                pieces.append((sym[name], 0))
+                pieces.extend((sym[name], 0))
                 return k
             if tok[-1] != "*":
                 self.unknown[tok] = (name, _WORD)  # unknown in text and math alike: render() takes it faster next time
@@ -192,13 +196,13 @@ class _Renderer:
         if len(name) == 1 and not name.isalpha():
             if name in _ACCENTS and not (math and name in "^_"):
                 body, k = self._arg_text(nodes, k, math)
-                pieces.append((_accent(body or "", _ACCENTS[name]), 0))
+                pieces.extend((_accent(body or "", _ACCENTS[name]), 0))
             elif name in _SPACES:
-                pieces.append((_SPACES[name], 0))
+                pieces.extend((_SPACES[name], 0))
             elif name in ("(", ")", "[", "]"):
                 pass  # a stray math delimiter
             else:
-                pieces.append((sym.get(name, name), 0))
+                pieces.extend((sym.get(name, name), 0))
             return k
         if name in _DELIMITER_SIZES:
             j = k
@@ -213,14 +217,14 @@ class _Renderer:
             return k
         if name == "unicode":
             body, k = self._arg_text(nodes, k, math)
-            pieces.append((_code_point(body or "") or f"unicode({body})", 0))
+            pieces.extend((_code_point(body or "") or f"unicode({body})", 0))
             return k
         if name == "char" and k < len(nodes) and isinstance(nodes[k], str) and (number := _CHAR_NUMBER_RE.match(nodes[k])):
             nodes[k] = nodes[k][number.end() :]
-            pieces.append((_character(_char_code(number)), 0))
+            pieces.extend((_character(_char_code(number)), 0))
             return k
         if name in _SPACES:
-            pieces.append((_SPACES[name], 0))
+            pieces.extend((_SPACES[name], 0))
             return k
         if name in _DROP_ARGS:
             drop, keep = _DROP_ARGS[name]
@@ -228,81 +232,81 @@ class _Renderer:
                 k = self._skip_arg(nodes, k)
             for _ in range(keep):
                 body, k = self._arg_text(nodes, k, math)
-                pieces.append((body or "", 0))
+                pieces.extend((body or "", 0))
             return k
         if name in _FORMAT_1:
             body, k = self._arg_text(nodes, k, False if name.startswith(("text", "mbox", "hbox", "emph", "fbox")) else math)
             if body is not None:
                 if math and name.startswith(("text", "mbox", "hbox")) and k >= 2 and _space_before(nodes, k):
                     body = " " + body
-                pieces.append((body, 0))
+                pieces.extend((body, 0))
             return k
         if name in _ALPHABETS:
             body, k = self._arg_text(nodes, k, math)
             body = body or ""
             if body.strip().isascii() and body.strip().isalnum():
                 body = "".join(_styled(_ALPHABETS[name], c) for c in body.strip())
-            pieces.append((body, 0))
+            pieces.extend((body, 0))
             return k
         if name in _OPERATOR_NAMES:
             body, k = self._arg_text(nodes, k, math)
-            pieces.append(((body or "").strip(), _WORD))
+            pieces.extend(((body or "").strip(), _WORD))
             return k
         if name in OPERATORS:
-            pieces.append((name, _WORD))
+            pieces.extend((name, _WORD))
             return k
         if name in _MATH_ACCENTS or (not math and name in _TEXT_LETTER_ACCENTS):
             body, k = self._arg_text(nodes, k, math)
-            pieces.append((_accent(body or "", _MATH_ACCENTS.get(name) or _TEXT_LETTER_ACCENTS[name]), 0))
+            pieces.extend((_accent(body or "", _MATH_ACCENTS.get(name) or _TEXT_LETTER_ACCENTS[name]), 0))
             return k
         if name in _FRACTIONS:
             num, k = self._arg_text(nodes, k, math)
             den, k = self._arg_text(nodes, k, math)
-            pieces.append((f"{_wrap(num or '')}/{_wrap(den or '')}", _WORD))
+            pieces.extend((f"{_wrap(num or '')}/{_wrap(den or '')}", _WORD))
             return k
         if name in _BINOMIALS:
             n_, k = self._arg_text(nodes, k, math)
             r_, k = self._arg_text(nodes, k, math)
-            pieces.append((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
+            pieces.extend((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
             return k
         if name == "sqrt":
             index, k = self._arg_text(nodes, k, math, optional=True)
             body, k = self._arg_text(nodes, k, math)
             body = _wrap(body or "")
-            pieces.append((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
+            pieces.extend((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
             return k
         if name in _OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
             mark = "_" if name == "underset" else "^"
-            pieces.append((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
+            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
             return k
         if name in _CITES:
             self._arg_text(nodes, k, math, optional=True)
             _, k = self._next_arg(nodes, k, optional=True)
             body, k = self._arg_text(nodes, k, math)
-            pieces.append((f"[{(body or '').strip()}]", 0))
+            pieces.extend((f"[{(body or '').strip()}]", 0))
             return k
         if name in _NOTES:
             body, k = self._arg_text(nodes, k, False)
-            pieces.append((f" ({(body or '').strip()})", 0))
+            pieces.extend((f" ({(body or '').strip()})", 0))
             return k
         if name in _TEXT_SCRIPTS:
             body, k = self._arg_text(nodes, k, False)
             if body and body.strip():
-                pieces.append(_script("^" if name == "textsuperscript" else "_", body.strip()))
+                pieces.extend(_script("^" if name == "textsuperscript" else "_", body.strip()))
             return k
         if name == "not":
             arg, k = self._next_arg(nodes, k)
             body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math)
-            pieces.append((body + "\u0338" if len(body) == 1 else "not " + body, 0))
+            pieces.extend((body + "\u0338" if len(body) == 1 else "not " + body, 0))
             return k
         if name == "item":
             _, k = self._next_arg(nodes, k, optional=True)
-            pieces.append((" • ", 0))
+            pieces.extend((" • ", 0))
             return k
         if name in sym:
-            pieces.append((sym[name], 0))
+            pieces.extend((sym[name], 0))
             return k
         if tok[-1] != "*" and name.isalpha() and name not in _HANDLED:
             self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
@@ -312,7 +316,7 @@ class _Renderer:
         """An unknown macro keeps its name, and the brace groups that follow it directly as its
         arguments."""
         if k >= len(nodes) or type(nodes[k]) is not list:
-            pieces.append((name, _WORD))
+            pieces.extend((name, _WORD))
             return k
         args = []
         while k < len(nodes) and isinstance(nodes[k], list):
@@ -321,11 +325,11 @@ class _Renderer:
                 args.append(body)
             k += 1
         if not args:
-            pieces.append((name, _WORD))
+            pieces.extend((name, _WORD))
         elif math:
-            pieces.append((f"{name}({', '.join(args)})", _WORD))
+            pieces.extend((f"{name}({', '.join(args)})", _WORD))
         else:
-            pieces.append((" ".join([name, *args]), _WORD))
+            pieces.extend((" ".join([name, *args]), _WORD))
         return k
 
 

@@ -4,6 +4,7 @@ time linear in the text, and the math spans that plain.py holds out of markdown.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from itertools import compress, count
 
@@ -29,11 +30,42 @@ def _tokens(text: str) -> list[str]:
         text = _DOUBLED_RE.sub(_undouble, text)
     # URL_RE can only match where one of these stands: the split is skipped when none does
     could_link = "http" in text or "\\url{" in text or "\\href{" in text
-    for i, part in enumerate(URL_RE.split(text) if could_link else [text]):
+    if not could_link:
+        return _findall(text)
+    for i, part in enumerate(URL_RE.split(text)):
         if i % 2:
             out.append("\x00" + part)  # verbatim: a URL, or \url{..}/\href{..} holding one
         elif part:
-            out.extend(_TOKEN_RE.findall(part))
+            out.extend(_findall(part))
+    return out
+
+
+# Where a token starts whatever stands before it: every token stops before "{", "}", "$" and
+# "\\", save one that a "\\" before it escapes or a "$" before it pairs with ("$$").
+# The class comes first, so that the search skips to it in C: a look-behind first is tried at every
+# character, 5 times slower through a text that has no cut (pieces start after the text's start).
+_CUT_RE = re.compile(r"[{}$\\](?<=[^\\$].)", re.S)
+# Small enough that a piece's new objects stay in the processor's caches; every real abstract is
+# shorter, and is tokenized at once.
+_PIECE = 16_384
+
+
+def _findall(text: str, piece: int = _PIECE) -> list[str]:
+    """_TOKEN_RE's tokens of ``text``. A long text is tokenized a piece at a time, cut where a
+    token starts, keeping one string object for equal tokens: a text of markup repeats a few
+    tokens hundreds of thousands of times, and a new object for each would no longer fit the
+    processor's caches at 1 MB. A piece's own objects are freed before the next one is made."""
+    if len(text) <= piece:
+        return _TOKEN_RE.findall(text)  # most texts: the list as findall makes it
+    out: list[str] = []
+    first: dict[str, str] = {}
+    start = 0
+    while start < len(text):
+        cut = _CUT_RE.search(text, start + piece)
+        stop = cut.start() if cut else len(text)
+        tokens = _TOKEN_RE.findall(text, start, stop)
+        out += map(first.setdefault, tokens, tokens)
+        start = stop
     return out
 
 
@@ -67,15 +99,17 @@ class _Parser:
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
         # Found in C, not token by token: the tokens between two of these are copied as a slice.
-        self.marks = list(compress(count(), map(_STRUCTURAL.__contains__, tokens)))
-        self._at: dict[str, list[int]] = {}
+        # Kept as machine integers: a list would hold an int object per mark, and a text of
+        # markup alone has one per token, which at 1 MB no longer fits the processor's caches.
+        self.marks = array("q", compress(count(), map(_STRUCTURAL.__contains__, tokens)))
+        self._at: dict[str, array] = {}
         self._ends: dict[str, list[int]] | None = None
 
-    def at(self, close: str) -> list[int]:
+    def at(self, close: str) -> array:
         """Indexes of the tokens equal to ``close``, found on first use."""
         if close not in self._at:
             tokens = self.tokens
-            self._at[close] = [j for j in self.marks if tokens[j] == close]
+            self._at[close] = array("q", [j for j in self.marks if tokens[j] == close])
         return self._at[close]
 
     def ends(self, name: str) -> list[int]:
@@ -88,20 +122,25 @@ class _Parser:
         return self._ends.get(name, [])
 
     @staticmethod
-    def _next(positions: list[int], i: int, end: int) -> int:
+    def _next(positions, i: int, end: int) -> int:
         """The first position at or after ``i`` and before ``end``, or -1."""
         k = bisect_left(positions, i)
         return positions[k] if k < len(positions) and positions[k] < end else -1
 
     def parse(self, i: int, end: int, closers: tuple[str, ...]) -> tuple[list, int]:
         """Nodes up to one of ``closers`` (consumed) or ``end``. A node is a token string, or a
-        list (a brace group), or a tuple ("$", nodes) for math."""
+        list (a brace group), or a tuple ("$", nodes) for math, ("$", token) for math of one
+        token ($a$: no list of one for each)."""
         tokens, marks = self.tokens, self.marks
         n_marks = len(marks)
         nodes: list = []
         while i < end:
             tok = tokens[i]
             if tok not in _STRUCTURAL:  # most tokens
+                if i + 1 == end or tokens[i + 1] in _STRUCTURAL:  # one alone (a \\( b \\( ..): no search
+                    nodes.append(tok)
+                    i += 1
+                    continue
                 m = bisect_left(marks, i)
                 mark = marks[m] if m < n_marks and marks[m] < end else end
                 nodes += tokens[i:mark]
@@ -119,25 +158,26 @@ class _Parser:
                 continue  # unbalanced: markup only
             elif tok in _CLOSERS:
                 close = _CLOSERS[tok]
-                if i + 1 < end and tokens[i + 1] == close and tokens[i][:1] not in _PARSE_STARTS:
-                    j = i + 1  # $a$: the closer right after one token, found without a search
-                else:
-                    positions = self._at.get(close)
-                    if positions is None:
-                        positions = self.at(close)
-                    # none left (an opener never closed, repeated): no search
-                    j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
+                # The closer right after the opener or after one token is found without a search.
+                if i < end and tokens[i] == close:  # empty math ($$$$, \\(\\)) shows nothing
+                    i += 1
+                    continue
+                if i + 1 < end and tokens[i + 1] == close and (first := tokens[i][:1]) not in _PARSE_STARTS:
+                    if tok == "$" and first in _DIGITS and is_currency(tokens[i], tokens[i + 2] if i + 2 < end else ""):
+                        nodes.append("$")  # a currency sign opens no math: a character
+                        continue
+                    nodes.append(("$", tokens[i]))  # $a$, $10$: math of one token
+                    i += 2
+                    continue
+                positions = self._at.get(close)
+                if positions is None:
+                    positions = self.at(close)
+                # none left (an opener never closed, repeated): no search
+                j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
                 if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
                     continue  # a stray \\( or \\[ shows nothing
-                if j == i:  # empty math shows nothing
-                    i += 1
-                    continue
-                if j == i + 1 and tokens[i][:1] not in _PARSE_STARTS:  # $a$, $10$: one token
-                    nodes.append(("$", [tokens[i]]))
-                    i += 2
-                    continue
                 body, i = self.parse(i, end, (close,))
                 nodes.append(("$", body))
             elif tok == "\\begin" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":

@@ -65,11 +65,13 @@ def _script(marker: str, body: str) -> tuple[str, int]:
     return f"{marker}({body})", _ATTACHED | _SPACED_SCRIPT
 
 
-def _join(pieces: list[tuple[str, int]]) -> str:
+def _join(pieces: list) -> str:
+    """The text of the pieces, given flat as text, flags, text, flags, .."""
     out: list[str] = []
     append = out.append
     prev, prev_flags = "", 0  # prev_flags is 0 until a piece is out
-    for text, flags in pieces:
+    it = iter(pieces)
+    for text, flags in zip(it, it):
         if not text:
             continue
         if flags:
