@@ -84,25 +84,29 @@ KINDS = {
 }
 
 
-def _time(texts: list[str]) -> list[tuple[float, float]]:
-    """Least CPU and wall seconds of one rendering of each text, over ROUNDS rounds of
-    REPEATS renderings by size."""
-    best = [(float("inf"), float("inf"))] * len(texts)
-    render_many(texts)  # the caches of the symbol tables are filled before any timing
+def _time(texts: dict[str, list[str]]) -> dict[str, list[tuple[float, float]]]:
+    """Least CPU and wall seconds of one rendering of each kind's text at each size, over ROUNDS
+    rounds of REPEATS renderings by size. A round takes every kind in turn, so each kind's rounds
+    are spread over the whole run: a spell of a slower host (they last seconds to minutes here)
+    raises some of a kind's rounds, not all of them, and the least is the unhindered time."""
+    best = {name: [(float("inf"), float("inf"))] * len(sizes) for name, sizes in texts.items()}
+    for sizes in texts.values():
+        render_many(sizes)  # the caches of the symbol tables are filled before any timing
     for _ in range(ROUNDS):
-        for k, text in enumerate(texts):
-            # One collection before a size's renderings (one takes longer than a 10 kB
-            # rendering); the renderings make no cycles, so none leaves garbage for the next.
-            gc.collect()
-            gc.disable()
-            try:
-                for _ in range(REPEATS[SIZES[k]]):
-                    c0, w0 = time.process_time(), time.perf_counter()
-                    render_many([text])
-                    c1, w1 = time.process_time(), time.perf_counter()
-                    best[k] = (min(best[k][0], c1 - c0), min(best[k][1], w1 - w0))
-            finally:
-                gc.enable()
+        for name, sizes in texts.items():
+            for k, text in enumerate(sizes):
+                # One collection before a size's renderings (one takes longer than a 10 kB
+                # rendering); the renderings make no cycles, so none leaves garbage for the next.
+                gc.collect()
+                gc.disable()
+                try:
+                    for _ in range(REPEATS[SIZES[k]]):
+                        c0, w0 = time.process_time(), time.perf_counter()
+                        render_many([text])
+                        c1, w1 = time.process_time(), time.perf_counter()
+                        best[name][k] = (min(best[name][k][0], c1 - c0), min(best[name][k][1], w1 - w0))
+                finally:
+                    gc.enable()
     return best
 
 
@@ -114,12 +118,11 @@ def main() -> None:
     load_at_start = load_average()
     render_many(["warm up: $x$ \\alpha **b**"])  # the symbol table is read once per process
     kinds = {}
-    for name, (what, make) in KINDS.items():
-        if args.kind and name not in args.kind:
-            continue
-        row = {"what": what}
-        texts = [make(size) for size in SIZES]
-        for size, text, (cpu, wall) in zip(SIZES, texts, _time(texts)):
+    texts = {name: [make(size) for size in SIZES] for name, (_, make) in KINDS.items() if not args.kind or name in args.kind}
+    times = _time(texts)
+    for name in texts:
+        row = {"what": KINDS[name][0]}
+        for size, text, (cpu, wall) in zip(SIZES, texts[name], times[name]):
             row[str(size)] = {"chars": len(text), "cpu_seconds": cpu, "wall_seconds": wall}
         row["ratio"] = row[str(SIZES[2])]["cpu_seconds"] / max(row[str(SIZES[1])]["cpu_seconds"], 1e-9)
         kinds[name] = row
