@@ -26,16 +26,19 @@ DATAPACKAGE = "datapackage.json"
 CROISSANT = "croissant.json"
 
 
+# A released version's CHANGELOG heading: ``## 1.2.0 (2027-01-31)``.
+_RELEASED_RE = re.compile(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)\s*$", re.M)
+
+
 def changelog_date(changelog: str, version: str) -> str | None:
     """The date of ``version``'s CHANGELOG entry (``## 1.2.0 (2027-01-31)``): written once, when
     the release is made, so it marks the release and rebuilding never changes it."""
-    m = re.search(rf"^## {re.escape(version)} \((\d{{4}}-\d{{2}}-\d{{2}})\)\s*$", changelog, re.M)
-    return m[1] if m else None
+    return next((m[2] for m in _RELEASED_RE.finditer(changelog) if m[1] == version), None)
 
 
 def latest_release(changelog: str) -> str | None:
     """The newest version with a dated CHANGELOG entry: the last one released (entries are newest first)."""
-    m = re.search(r"^## (\S+) \(\d{4}-\d{2}-\d{2}\)\s*$", changelog, re.M)
+    m = _RELEASED_RE.search(changelog)
     return m[1] if m else None
 
 
