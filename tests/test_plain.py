@@ -289,10 +289,12 @@ def test_bad_character_is_refused_by_validate_and_build_with_one_message(tmp_pat
        st.integers(1, 8))
 @example("$$$a$$", 1)
 @example("\\\\{a\\$b", 1)
+@example("\\$$$$$a$$$$$\\\\$$$$", 3)  # runs of "$$" found as one match, given back pair by pair
 def test_a_long_text_is_tokenized_in_pieces_as_at_once(text, piece):
     """Inputs: strings of up to 60 pieces of the characters that end a token or escape one,
     tokenized in pieces of 1 to 8 characters (a long text's pieces are 16 kB): the tokens are
-    those of the whole text at once, wherever the pieces are cut."""
+    those of the whole text at once, wherever the pieces are cut, and in a piece holding
+    ``$$$$`` (where runs of pairs are found as one match) too."""
     from neurips_abstracts.text.latex_parser import _TOKEN_RE, _findall
 
     assert _findall(text, piece) == _TOKEN_RE.findall(text)

@@ -17,6 +17,10 @@ URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\}
 # a long run of backslashes cost more than linear time in memory traffic.
 _TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|(?:\\\\){2,}+|\\.?|\$\$|~+|[{}$^_]|[^\\{}$^_~]+", re.S)
 _DOUBLED_RE = re.compile(r"\\\\([A-Za-z]+)")
+# _TOKEN_RE with a run of "$$" tokens as one match, which _findall gives back as that many "$$":
+# one object for a run of dollars, not one per pair. Equal to _TOKEN_RE's tokens, as a "$$" token
+# can only be followed by the next one or by a lone "$" (a test checks it).
+_PAIRS_TOKEN_RE = re.compile(_TOKEN_RE.pattern.replace(r"|\$\$|", r"|(?:\$\$)++|"), re.S)
 
 
 def _undouble(m: re.Match) -> str:
@@ -63,8 +67,15 @@ def _findall(text: str, piece: int = _PIECE) -> list[str]:
     while start < len(text):
         cut = _CUT_RE.search(text, start + piece)
         stop = cut.start() if cut else len(text)
-        tokens = _TOKEN_RE.findall(text, start, stop)
-        out += map(first.setdefault, tokens, tokens)
+        if text.find("$$$$", start, stop) < 0:
+            tokens = _TOKEN_RE.findall(text, start, stop)
+            out += map(first.setdefault, tokens, tokens)
+        else:  # a run of dollars is never cut: found as runs of pairs, not a string per pair
+            for token in _PAIRS_TOKEN_RE.findall(text, start, stop):
+                if token.startswith("$$$$"):
+                    out += [first.setdefault("$$", "$$")] * (len(token) // 2)
+                else:
+                    out.append(first.setdefault(token, token))
         start = stop
     return out
 

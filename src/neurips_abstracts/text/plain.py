@@ -43,6 +43,14 @@ _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
 # Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
 # none can close and there is no emphasis: a search in C instead of a pass over every run.
 _MAYBE_CLOSER_RE = re.compile(r"[^\t\n\x0b\x0c\r *_][*_]|\*_|_\*")
+# A run can open only where something other than ASCII white space or the text's end follows it:
+# where this finds nothing, or no possible closer follows the first it finds, there is no
+# emphasis either (``a* b*``).
+_MAYBE_OPENER_RE = re.compile(r"[*_][^\t\n\x0b\x0c\r *_]|\*_|_\*")
+# A delimiter run's flags (its character and what it can do), bits of one small int.
+_UNDERSCORE, _CAN_OPEN, _CAN_CLOSE = 4, 2, 1
+_CAN_EITHER = _CAN_OPEN | _CAN_CLOSE
+_UNDERSCORE_OR_OPEN = _UNDERSCORE | _CAN_OPEN
 
 
 def _kind(ch: str) -> int:
@@ -65,18 +73,21 @@ def strip_emphasis(text: str) -> str:
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
     character after it. What the algorithm leaves is kept as written.
     """
-    if not _MAYBE_CLOSER_RE.search(text):
+    opener = _MAYBE_OPENER_RE.search(text)
+    if not opener or not _MAYBE_CLOSER_RE.search(text, opener.start()):
         return text
-    # Delimiter runs: (char, start, length, can_open, can_close), and apart from them, the
-    # number of each run's characters not yet matched: a tuple and an int take less memory than
-    # a list of six, which a long text of runs makes hundreds of thousands of.
-    runs: list[tuple] = []
+    # Delimiter runs as three columns (start, length, flags: _UNDERSCORE, _CAN_OPEN, _CAN_CLOSE),
+    # not a tuple per run: a long text of runs makes hundreds of thousands, and the fewer objects
+    # they take, the more of them stay in the processor's caches. Lengths and flags are small
+    # ints, which Python keeps one object of each.
+    starts: list[int] = []
+    lengths: list[int] = []
+    flags: list[int] = []
     n = len(text)
     for m in _EMPHASIS_RUN_RE.finditer(text):
-        run = m.group()
-        if run[0] == "\\":
-            continue
         start, end = m.span()
+        if text[start] == "\\":
+            continue
         ch = text[start - 1] if start else ""
         before = _ASCII_KIND.get(ch)
         if before is None:
@@ -87,36 +98,43 @@ def strip_emphasis(text: str) -> str:
             after = _kind(ch)
         left = after != 0 and (after != 1 or before != 2)
         right = before != 0 and (before != 1 or after != 2)
-        if run[0] == "*":
-            can_open, can_close = left, right
+        if text[start] == "*":
+            flag = left * _CAN_OPEN | right * _CAN_CLOSE
         else:
-            can_open = left and (not right or before == 1)
-            can_close = right and (not left or after == 1)
-        if can_open or can_close:
-            runs.append((run[0], start, len(run), can_open, can_close))
-    if not any(r[4] for r in runs):
+            flag = _UNDERSCORE | (left and (not right or before == 1)) * _CAN_OPEN | (
+                right and (not left or after == 1)) * _CAN_CLOSE
+        if flag & _CAN_EITHER:
+            starts.append(start)
+            lengths.append(end - start)
+            flags.append(flag)
+    if not any(f & _CAN_CLOSE for f in flags):
         return text
-    remaining = [r[2] for r in runs]
-    count = len(runs)
+    remaining = lengths[:]  # each run's characters not yet matched
+    count = len(flags)
     prev = list(range(-1, count - 1))
     nxt = list(range(1, count + 1))
     # The lowest opener worth looking at, by closer character, whether the closer can open too,
     # and its length mod 3: what makes the search linear (as in the reference implementation).
-    bottom: dict[tuple[str, bool, int], int] = {}
+    bottom: dict[int, int] = {}
     closer = 0
     while closer < count:
-        ch, _, length, can_open, can_close = runs[closer]
-        if not can_close or remaining[closer] == 0:
+        flag = flags[closer]
+        if not flag & _CAN_CLOSE or remaining[closer] == 0:
             closer = nxt[closer]
             continue
-        key = (ch, can_open, length % 3)
+        length = lengths[closer]
+        can_open = flag & _CAN_OPEN
+        key = (flag & _UNDERSCORE_OR_OPEN) * 3 + length % 3
         floor = bottom.get(key, -1)
+        ch = flag & _UNDERSCORE
         opener = prev[closer]
         found = False
         while opener > floor:
-            o = runs[opener]
-            if o[0] == ch and o[3] and remaining[opener] > 0:
-                odd = (can_open or o[4]) and (o[2] + length) % 3 == 0 and not (o[2] % 3 == 0 and length % 3 == 0)
+            o = flags[opener]
+            if o & _UNDERSCORE == ch and o & _CAN_OPEN and remaining[opener] > 0:
+                o_length = lengths[opener]
+                odd = (can_open or o & _CAN_CLOSE) and (o_length + length) % 3 == 0 and not (
+                    o_length % 3 == 0 and length % 3 == 0)
                 if not odd:
                     found = True
                     break
@@ -151,10 +169,10 @@ def strip_emphasis(text: str) -> str:
             closer = q
     out: list[str] = []
     pos = 0
-    for (ch, start, length, _, _), left in zip(runs, remaining):
+    for start, length, left, flag in zip(starts, lengths, remaining, flags):
         if left != length:
             out.append(text[pos:start])
-            out.append(ch * left)
+            out.append(("_" if flag & _UNDERSCORE else "*") * left)
             pos = start + length
     out.append(text[pos:])
     return "".join(out)
