@@ -73,8 +73,10 @@ def strip_emphasis(text: str) -> str:
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
     character after it. What the algorithm leaves is kept as written.
     """
-    opener = _MAYBE_OPENER_RE.search(text)
-    if not opener or not _MAYBE_CLOSER_RE.search(text, opener.start()):
+    # The closers first: through a run of one delimiter, their search fails at the first character.
+    closer = _MAYBE_CLOSER_RE.search(text)
+    opener = closer and _MAYBE_OPENER_RE.search(text)
+    if not opener or opener.start() > closer.start() and not _MAYBE_CLOSER_RE.search(text, opener.start()):
         return text
     # Delimiter runs as three columns (start, length, flags: _UNDERSCORE, _CAN_OPEN, _CAN_CLOSE),
     # not a tuple per run: a long text of runs makes hundreds of thousands, and the fewer objects
