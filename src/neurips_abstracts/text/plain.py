@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 
 from .latex import latex_to_text
 from .latex_parser import URL_RE as _VERBATIM_RE
@@ -80,9 +81,9 @@ def strip_emphasis(text: str) -> str:
         return text
     # Delimiter runs as three columns (start, length, flags: _UNDERSCORE, _CAN_OPEN, _CAN_CLOSE),
     # not a tuple per run: a long text of runs makes hundreds of thousands, and the fewer objects
-    # they take, the more of them stay in the processor's caches. Lengths and flags are small
-    # ints, which Python keeps one object of each.
-    starts: list[int] = []
+    # they take, the more of them stay in the processor's caches. Flags and most lengths are small
+    # ints, of which Python keeps one object each.
+    starts = array("q")  # read once, to rebuild the text: no int object kept per run
     lengths: list[int] = []
     flags: list[int] = []
     n = len(text)
@@ -113,8 +114,11 @@ def strip_emphasis(text: str) -> str:
         return text
     remaining = lengths[:]  # each run's characters not yet matched
     count = len(flags)
-    prev = list(range(-1, count - 1))
-    nxt = list(range(1, count + 1))
+    # Links to the previous and the next run still in play; the two lists share one int object
+    # per index.
+    links = list(range(-1, count + 1))
+    prev, nxt = links[:count], links[2:]
+    del links
     # The lowest opener worth looking at, by closer character, whether the closer can open too,
     # and its length mod 3: what makes the search linear (as in the reference implementation).
     bottom: dict[int, int] = {}
@@ -169,6 +173,7 @@ def strip_emphasis(text: str) -> str:
             if q < count:
                 prev[q] = p
             closer = q
+    del prev, nxt, bottom  # freed before the text is rebuilt
     out: list[str] = []
     pos = 0
     for start, length, left, flag in zip(starts, lengths, remaining, flags):
