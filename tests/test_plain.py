@@ -117,6 +117,8 @@ _EMPHASIS_ALPHABET = st.sampled_from(["*", "_", "a", "b", " ", ".", ",", "(", ")
 @example("x\u0303_t then y_.")  # the case that was read as emphasis
 @example("*foo**bar*")
 @example("_(_a_)_")
+@example("a* b* c_ d")  # closers only: no run can open
+@example("b* *a*")  # a possible closer before the first possible opener, and a pair after it
 def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     """Inputs: any text of up to 16 characters of ``*``, ``_``, letters, an accented and a CJK
     letter, a combining tilde, ASCII space and no-break space, and punctuation (``. , ( ) -`` and
