@@ -9,10 +9,11 @@ time(100 kB): 10 for linear work, 100 for quadratic. Times are CPU seconds of th
 else runs), each the least of many renderings, with the garbage collector paused during them as the
 build pauses it; wall seconds are kept beside them.
 
-Each size gets a like share of the run: a round renders the 1 MB record once, the 100 kB one ten
-times and the 10 kB one a hundred times, and the least of ROUNDS rounds is kept, so that the
-fast renderings are not judged on a handful of samples that one burst of load can spoil. The
-sizes take turns within a round, so that such a burst falls on all of them alike.
+Every size gets the same number of renderings, one a round over ROUNDS rounds, and the least is
+kept. The least of many samples sits below the least of a few (by 2-9% here for 70 against 7), so
+a size rendered more often than another would look faster than it is and bend the ratio. The
+kinds and sizes take turns within a round, so that a spell of a slower host falls on all of them
+alike.
 
     python -m benchmarks.linearity               # writes benchmarks/results/linearity.json
 """
@@ -34,9 +35,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "linearity.json"
 SIZES = (10_000, 100_000, 1_000_000)
 RATIO_LIMIT = 12  # time(1 MB) / time(100 kB): linear work gives 10
 SECONDS_LIMIT = 1.0  # for a 1 MB record
-# Renderings of each size in one round: each size costs about the same per round.
-REPEATS = {10_000: 100, 100_000: 10, 1_000_000: 1}
-ROUNDS = 7
+ROUNDS = 21  # renderings of each kind at each size, one a round
 
 
 def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
@@ -86,7 +85,7 @@ KINDS = {
 
 def _time(texts: dict[str, list[str]]) -> dict[str, list[tuple[float, float]]]:
     """Least CPU and wall seconds of one rendering of each kind's text at each size, over ROUNDS
-    rounds of REPEATS renderings by size. A round takes every kind in turn, so each kind's rounds
+    rounds of one rendering each. A round takes every kind in turn, so each kind's rounds
     are spread over the whole run: a spell of a slower host (they last seconds to minutes here)
     raises some of a kind's rounds, not all of them, and the least is the unhindered time."""
     best = {name: [(float("inf"), float("inf"))] * len(sizes) for name, sizes in texts.items()}
@@ -95,18 +94,17 @@ def _time(texts: dict[str, list[str]]) -> dict[str, list[tuple[float, float]]]:
     for _ in range(ROUNDS):
         for name, sizes in texts.items():
             for k, text in enumerate(sizes):
-                # One collection before a size's renderings (one takes longer than a 10 kB
-                # rendering); the renderings make no cycles, so none leaves garbage for the next.
+                # One collection before each rendering (one takes longer than a 10 kB rendering),
+                # none during it, as the build pauses the collector.
                 gc.collect()
                 gc.disable()
                 try:
-                    for _ in range(REPEATS[SIZES[k]]):
-                        c0, w0 = time.process_time(), time.perf_counter()
-                        render_many([text])
-                        c1, w1 = time.process_time(), time.perf_counter()
-                        best[name][k] = (min(best[name][k][0], c1 - c0), min(best[name][k][1], w1 - w0))
+                    c0, w0 = time.process_time(), time.perf_counter()
+                    render_many([text])
+                    c1, w1 = time.process_time(), time.perf_counter()
                 finally:
                     gc.enable()
+                best[name][k] = (min(best[name][k][0], c1 - c0), min(best[name][k][1], w1 - w0))
     return best
 
 
@@ -132,7 +130,7 @@ def main() -> None:
         "ratio_limit": RATIO_LIMIT,
         "seconds_limit": SECONDS_LIMIT,
         "rounds": ROUNDS,
-        "repeats": {str(size): ROUNDS * REPEATS[size] for size in SIZES},
+        "repeats": {str(size): ROUNDS for size in SIZES},
         "kinds": kinds,
         "max_ratio": max(r["ratio"] for r in kinds.values()),
         # every kind's 1 MB time over every kind's 100 kB time: the ratio of the whole table

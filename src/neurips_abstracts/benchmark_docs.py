@@ -238,7 +238,9 @@ def plain_fidelity_block(result: dict | None) -> str:
 
 def _repeats(result: dict) -> str:
     counts = [f"{result['repeats'][str(n)]:,}" for n in result["sizes"]]
-    return ", ".join(counts[:-1]) + " and " + counts[-1]
+    if len(set(counts)) == 1:
+        return f"{counts[0]} renderings at each size"
+    return ", ".join(counts[:-1]) + " and " + counts[-1] + " renderings by size"
 
 
 def _over(value: float, limit: float) -> str:
@@ -256,7 +258,7 @@ def linearity_block(result: dict | None) -> str:
     lines = [
         f"Run of `{result['command']}`: {len(kinds)} kinds of adversarial record, each rendered at "
         f"{int(small):,}, {int(mid):,} and {int(large):,} characters by the build's per-record function "
-        f"(CPU seconds, the least of {_repeats(result)} renderings by size). Linear work gives time(1 MB) / "
+        f"(CPU seconds, the least of {_repeats(result)}). Linear work gives time(1 MB) / "
         f"time(100 kB) = 10, quadratic 100; the largest ratio is {result['max_ratio']:.2f} ({worst_ratio}, limit "
         f"{result['ratio_limit']}{_over(result['max_ratio'], result['ratio_limit'])}), that of the whole table "
         f"{result['overall_ratio']:.2f}, and the slowest 1 MB record takes {result['max_1mb_cpu_seconds']:.3f} s "
