@@ -4,7 +4,9 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -118,8 +120,12 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
         proc = run_process(*args, env=env)
     else:
         from huggingface_hub import constants
+        from huggingface_hub.utils import _http
 
         with pytest.MonkeyPatch.context() as mp:
+            # huggingface_hub's own retries wait 1 s, then 2 s...: a hundredth of that here (how
+            # long it waits is the library's business; that it retries is what the tests read)
+            mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
             mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
             mp.setattr(constants, "HF_HOME", str(hf_home))
             mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
