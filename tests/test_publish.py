@@ -4,6 +4,9 @@ import os
 import re
 import shutil
 import subprocess
+import time
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -39,9 +42,62 @@ def make_project(parent):
     return root
 
 
+@pytest.fixture(scope="module")
+def built_project(tmp_path_factory):
+    """The committed checkout, built once: each test gets its own copy (git history and all)."""
+    return make_project(tmp_path_factory.mktemp("template"))
+
+
 @pytest.fixture
-def project(tmp_path):
-    return make_project(tmp_path)
+def project(built_project, tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(built_project, root, symlinks=True)
+    return root
+
+
+def folder_digest(*folders):
+    """A digest of the folders' files: relative paths and bytes."""
+    h = hashlib.sha256()
+    for folder in folders:
+        h.update(b"\0folder\0")
+        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            h.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
+
+
+_ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept for the module
+
+
+@pytest.fixture(autouse=True)
+def check_and_verify_once_per_content(monkeypatch):
+    """Publish runs `check` and `verify` before it uploads: the real ones, each run once for
+    given bytes. `verify` reads only the folder it is given, and `check` without the checkout's
+    docs only raw/ and dist/, so their answers are functions of those bytes: the same dist/
+    (each fault row's, and the copy staged from it) gets the answer its first run gave, and
+    changed bytes (a stale or tampered dist/) get a new run."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts.release import verify as verify_module
+
+    real_verify, real_check = verify_module.verify, build_module.check
+
+    def verify(dist, *args, **kwargs):
+        key = ("verify", args, tuple(sorted(kwargs.items())), folder_digest(dist))
+        if key not in _ANSWERS:
+            _ANSWERS[key] = real_verify(dist, *args, **kwargs)
+        return list(_ANSWERS[key])
+
+    def check(raw, dist, *args, docs=True, **kwargs):
+        if docs or args or kwargs:  # the checkout's docs are read too: not kept
+            return real_check(raw, dist, *args, docs=docs, **kwargs)
+        key = ("check", Path(dist).name, folder_digest(raw, dist))  # stale files are named dist/<path>
+        if key not in _ANSWERS:
+            _ANSWERS[key] = real_check(raw, dist, docs=False)
+        return list(_ANSWERS[key])
+
+    monkeypatch.setattr(verify_module, "verify", verify)
+    monkeypatch.setattr(build_module, "check", check)
 
 
 @pytest.fixture
@@ -64,8 +120,12 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
         proc = run_process(*args, env=env)
     else:
         from huggingface_hub import constants
+        from huggingface_hub.utils import _http
 
         with pytest.MonkeyPatch.context() as mp:
+            # huggingface_hub's own retries wait 1 s, then 2 s...: a hundredth of that here (how
+            # long it waits is the library's business; that it retries is what the tests read)
+            mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
             mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
             mp.setattr(constants, "HF_HOME", str(hf_home))
             mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))

@@ -232,6 +232,22 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
     assert stale(seeds_dist, root) == ["benchmarks/README.md"]  # missing is stale, and refresh cannot invent it
 
 
+CHECKOUT_CLI = """
+import json, sys, traceback
+sys.path.insert(0, sys.argv[1])
+from click.testing import CliRunner
+import neurips_abstracts
+from neurips_abstracts.cli import main
+print(json.dumps(neurips_abstracts.__file__), flush=True)
+for line in sys.stdin:
+    result = CliRunner().invoke(main, json.loads(line), prog_name="python build_dataset.py")
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    print(json.dumps([result.exit_code, result.stdout, stderr]), flush=True)
+"""
+
+
 def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp_path):
     """`check` in a checkout (a copy of this one, built from the seeds) fails on a hand-edited
     benchmarks/README.md, names it and the command; that command makes `check` pass. A deleted
@@ -243,9 +259,16 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
         shutil.copy(ROOT / name, project / name)
     shutil.copytree(SEED_DIR, project / "raw")
 
+    # One new process runs the copy's CLI (its src/ first on the path, as its build_dataset.py
+    # puts it) for each command in turn, as run_cli does in this process.
+    driver = subprocess.Popen([sys.executable, "-c", CHECKOUT_CLI, str(project / "src")], cwd=project, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert json.loads(driver.stdout.readline()) == str(project / "src" / "neurips_abstracts" / "__init__.py")
+
     def run(*args):
-        return subprocess.run([sys.executable, str(project / "build_dataset.py"), *args], cwd=project,
-                              capture_output=True, text=True, timeout=600)
+        driver.stdin.write(json.dumps(args) + "\n")
+        driver.stdin.flush()
+        return subprocess.CompletedProcess(args, *json.loads(driver.stdout.readline()))
 
     built = run("build", "--first-release")
     assert built.returncode == 0, built.stderr[-3000:]
@@ -265,6 +288,8 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     proc = run("check")
     assert proc.returncode == 1
     assert proc.stderr == "missing: benchmarks/README.md: restore it (git checkout -- benchmarks/README.md)\n"
+    driver.stdin.close()
+    assert driver.wait(timeout=60) == 0
 
 
 def test_card_yaml_has_no_absolute_paths_or_times(seeds_dist):

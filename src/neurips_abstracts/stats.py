@@ -22,20 +22,20 @@ def _quantiles(values: pa.ChunkedArray) -> dict:
     }
 
 
+def _counts(values: pa.ChunkedArray) -> dict:
+    counted = pc.value_counts(values)
+    return dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist()))
+
+
 def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
     relation = occurrences.column("relation")
     per_relation = {r: pc.sum(pc.equal(relation, r)).as_py() or 0 for r in RELATIONS}
     near = occurrences.filter(pc.equal(relation, "near_duplicate")).column("similarity")
-    grouped = (
-        pa.table({"file": occurrences.column("source_file"), "canonical": pc.equal(relation, "canonical").cast(pa.int64())})
-        .group_by("file")
-        .aggregate([("file", "count"), ("canonical", "sum")])
-        .sort_by("file")
-    )
-    per_file = [
-        {"file": f, "records": n, "canonical": c}
-        for f, n, c in zip(grouped["file"].to_pylist(), grouped["file_count"].to_pylist(), grouped["canonical_sum"].to_pylist())
-    ]
+    # counted with hash kernels, not Table.group_by, which imports Arrow's query engine (and its
+    # dataset module) into every build; sorted by code point, which is UTF-8 byte order as Arrow sorts
+    source = occurrences.column("source_file")
+    records, canonical = (_counts(source), _counts(source.filter(pc.equal(relation, "canonical"))))
+    per_file = [{"file": f, "records": records[f], "canonical": canonical.get(f, 0)} for f in sorted(records)]
     files = [f["file"] for f in per_file]
     venues = {}
     for venue, year in zip(papers.column("venue").to_pylist(), papers.column("year").to_pylist()):

@@ -98,8 +98,10 @@ def import_pandera_polars():
     return pandera.polars
 
 
+@lru_cache(maxsize=None)
 def pandera_schema(table: str):
-    """A Pandera (polars) DataFrameModel-equivalent schema built from the Table Schema."""
+    """A Pandera (polars) DataFrameModel-equivalent schema built from the Table Schema: made once
+    per table (validating does not change it; making one deep-copies every column)."""
     import polars as pl
 
     pa_pl = import_pandera_polars()

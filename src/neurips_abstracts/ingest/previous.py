@@ -92,12 +92,11 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
         raise ValueError("dataset_version or inputs of the wrong type")
     occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
-    owners = {
-        record_key(sha, start): pid
-        for sha, start, pid in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())
-    }
-    files = occ.select(["source_file", "source_sha256"]).group_by(["source_file", "source_sha256"], use_threads=False).aggregate([])
-    dump_sha = dict(zip(files["source_file"].to_pylist(), files["source_sha256"].to_pylist()))
+    shas = occ["source_sha256"].to_pylist()
+    owners = {record_key(sha, start): pid for sha, start, pid in zip(shas, occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())}
+    # the distinct (file, sha) pairs in the order first seen, as Table.group_by gives them (which
+    # would import Arrow's query engine and its dataset module into every build)
+    dump_sha = dict(dict.fromkeys(zip(occ["source_file"].to_pylist(), shas)))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
     ids_path = p / data_path("ids")
@@ -120,8 +119,9 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
 
 
 def _table(path: Path, pq, columns: list[str] | None = None):
-    try:
-        return pq.read_table(path, columns=columns, use_threads=False)
+    try:  # one file: the file reader, not read_table's dataset scanner (whose import a build need not pay)
+        with pq.ParquetFile(path) as f:
+            return f.read(columns=columns, use_threads=False)
     except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
         exc.release_file = path
         raise

@@ -78,8 +78,9 @@ def render_card(data, template: str, **fields) -> str:
     what DatasetCard.load reads back as the same data."""
     import jinja2
 
-    content = jinja2.Template(template).render(card_data=data.to_yaml(), **{**data.to_dict(), **fields})
-    if not content.startswith(f"---\n{data.to_yaml()}\n---\n") or "\r" in content:
+    metadata_yaml = data.to_yaml()  # a YAML dump of the whole metadata: made once
+    content = jinja2.Template(template).render(card_data=metadata_yaml, **{**data.to_dict(), **fields})
+    if not content.startswith(f"---\n{metadata_yaml}\n---\n") or "\r" in content:
         raise ValueError("the dataset card must open with its metadata block and hold no carriage return: "
                          "check templates/dataset_card.md")
     return content

@@ -1,0 +1,24 @@
+import pyarrow as pa
+
+from neurips_abstracts.stats import compute
+
+
+def test_per_file_counts_are_arrows_group_by_sorted_by_file():
+    """Records and canonical records per dump, ordered by file name as Arrow sorts strings: a
+    dump holding only duplicates counts 0 canonical, names outside ASCII sort by code point."""
+    files = ["b.txt", "a.txt", "é.txt", "b.txt", "Z.txt", "a.txt", "z.txt", "é.txt"]
+    relation = ["canonical", "canonical", "exact_duplicate", "near_duplicate", "canonical", "exact_duplicate",
+                "exact_duplicate", "near_duplicate"]
+    occurrences = pa.table({"source_file": files, "relation": relation,
+                            "similarity": [1.0, 1.0, 1.0, 0.9, 1.0, 1.0, 1.0, 0.95]})
+    papers = pa.table({"venue": ["NeurIPS"] * 3, "year": [2026] * 3, "urls": pa.array([None, ["u"], None]),
+                       "n_versions": [1, 2, 1], "word_count": [10, 20, 30], "abstract": ["a", "bb", "ccc"]})
+    expected = (
+        pa.table({"file": files, "canonical": [int(r == "canonical") for r in relation]})
+        .group_by("file").aggregate([("file", "count"), ("canonical", "sum")]).sort_by("file")
+    )
+    assert compute(papers, occurrences)["per_file"] == [
+        {"file": f, "records": n, "canonical": c}
+        for f, n, c in zip(*(expected[k].to_pylist() for k in ("file", "file_count", "canonical_sum")))
+    ]
+    assert [f["file"] for f in compute(papers, occurrences)["per_file"]] == ["Z.txt", "a.txt", "b.txt", "z.txt", "é.txt"]
