@@ -77,3 +77,21 @@ def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, s
     assert len(spawned) == 1
     assert errors[0][:2] == (names[1], 9) and "no visible text" in errors[0][3]
     assert not (tmp_path / "dist").exists()
+
+
+def test_scale_block_tells_workers_one_against_default():
+    """The scale benchmark's README block gives the 1-worker run beside the default's, when measured."""
+    import json
+
+    from neurips_abstracts.benchmark_docs import scale_block
+
+    from .conftest import ROOT
+
+    result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
+    assert "Workers:" not in scale_block(result)  # results from before the row: nothing made up
+    r = result["results"][0]
+    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"] = 10.0, 14.0, 2**30
+    r["worker_runs"] = {"default": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 13.0,
+                    "one_worker": {"seconds": 16.0, "cpu_seconds": 13.0, "peak_bytes": 2**29}}
+    assert ("with 2 worker processes (its default, the usable cores); with one it took 16.0 s, **1.60x** the time "
+            "(CPU time 13.0 s against 14.0 s, the workers' included), peak memory 0.50 GiB against 1.00 GiB") in scale_block(result)
