@@ -16,7 +16,7 @@ from .conftest import make_dump, snapshot, synthetic_dumps
 @pytest.fixture
 def spawned(monkeypatch):
     """Builds whose workers are spawned, for builds of any size, rendering a few abstracts per
-    task; the list of pools started."""
+    task; the list of the pools started."""
     started = []
     real_start = pipeline.Workers.start
 
@@ -43,7 +43,7 @@ def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monk
     for k, listed in enumerate((real_paths, lambda folder: real_paths(folder)[::-1])):
         monkeypatch.setattr(build_module, "dump_paths", listed)
         build(raw, tmp_path / f"two{k}", previous=None, workers=2)
-        assert len(spawned) == k + 1  # a pool did the work
+        assert len(spawned) == 2 * (k + 1)  # a pool prepared the dumps, another rendered plain text
         assert snapshot(tmp_path / f"two{k}") == alone
 
 

@@ -73,6 +73,7 @@ class Parsed:
     version: np.ndarray
     versions: Versions
     spool: Spool
+    nbytes: int = 0  # of the dumps
 
     def __len__(self) -> int:
         return len(self.version)
@@ -95,8 +96,8 @@ def usable_cores() -> int:
 
 class Workers:
     """Worker processes for the per-record work (preparing dumps, rendering plain text): the
-    standard library's executor, started only for a build of at least ``min_bytes`` of dumps.
-    Each task's result is a function of its input alone and results are taken in input order,
+    standard library's executor, started only for a build of at least ``min_bytes`` of dumps,
+    and shut down after each stage that uses it (idle workers hold memory). Each task's result is a function of its input alone and results are taken in input order,
     so the output is the same for any number of workers. ``mp_context`` (default: the
     platform's start method) lets tests run the pool as spawn does on macOS and Windows."""
 
@@ -104,7 +105,8 @@ class Workers:
         self.n, self.mp_context, self.min_bytes, self.pool = n, mp_context, min_bytes, None
 
     def start(self, nbytes: int):
-        """The pool (started now), or None to do the work in this process."""
+        """The pool (started now if need be) for work on a build of ``nbytes`` of dumps, or None
+        to do the work in this process."""
         if self.pool is None and self.n > 1 and nbytes >= self.min_bytes:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -117,13 +119,15 @@ class Workers:
             self.pool = None
 
 
-def _prepared(order: list, config: BuildConfig, workers: Workers, pool, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
-    """Each dump of ``order`` read and prepared (``prepare_dump``), with its bytes, in that order.
-    With a pool, the next dumps are prepared meanwhile, at most its workers + 1 in flight (so in
-    memory) at once; an error is raised when its dump's turn comes, as without one."""
+def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
+    """Each dump of ``order`` (``nbytes`` in all) read and prepared (``prepare_dump``), with its
+    bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
+    + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
+    without one."""
     from concurrent.futures import Future
 
     args = (config.venue, config.year, POSITIONS)
+    pool = workers.start(nbytes)
     if pool is None:
         for name, data in order:
             with stage("parse"):
@@ -156,7 +160,7 @@ def parse(
 ) -> Parsed:
     """Parse and normalize every dump, in added order. ``files`` holds (name, bytes, or a
     function returning them); ``meta`` each dump's metadata file (None or absent: it has none).
-    ``workers`` may prepare dumps in other processes (see ``Workers``)."""
+    ``workers`` may prepare dumps in other processes (see ``Workers``), shut down when all are."""
     meta = meta or {}
     workers = workers or Workers(1)
     files = list(files)
@@ -178,7 +182,7 @@ def parse(
     positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = _Grow(np.int32)
     try:
-        for data, prepared in _prepared(order, config, workers, workers.start(nbytes), stage):
+        for data, prepared in _prepared(order, config, workers, nbytes, stage):
             dump = prepared.dump
             with stage("parse"):
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
@@ -200,11 +204,13 @@ def parse(
     except BaseException:
         spool.close()
         raise
+    finally:  # idle workers would hold their memory through the stages to come
+        workers.close()
     # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
     # texts and their facts go on.
     versions.index = {}
     return Parsed(dumps, dump_meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
-                  version_col.array(), versions, spool)
+                  version_col.array(), versions, spool, nbytes)
 
 
 class _RecordKeys:
@@ -373,7 +379,8 @@ def run(
             with stage("near-dup"):
                 dedup = deduplicate(parsed, config, previous, version)
             with stage("plain text"):
-                rendered = render_papers(parsed, dedup, workers.pool)
+                rendered = render_papers(parsed, dedup, workers.start(parsed.nbytes))
+                workers.close()
             with stage("assemble"):
                 papers, occurrences, ids = assemble(parsed, dedup, rendered)
         except BaseException:
