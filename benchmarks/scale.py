@@ -4,7 +4,7 @@ reference pipeline and, for the near-duplicate work alone, against datasketch an
 For each N (10k, 100k, 1M by default) it generates the dumps once (``benchmarks/generate.py``,
 fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
 
-* the whole pipeline, ours (with its default workers, the usable cores, and with one worker)
+* the whole pipeline, ours (as by default, in one process, and with a worker per usable core)
   and the reference (``baselines.reference_pipeline``: parse, NFC, datasketch MinHash LSH,
   Parquet with pyarrow), alternating: seconds, CPU seconds (the workers' included), peak memory
   (PSS of the process and its workers, summed, sampled each second) and seconds per stage,
@@ -371,13 +371,14 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
     load_at_start = load_average()
     subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)
     _, files, labels = _files(n)
-    # Our build with its default workers (the usable cores) and with one, and the reference.
-    sides = {"ours": ("--ours", n), "ours_1_worker": ("--ours", n, "--workers", 1), "reference": ("--reference", n)}
+    # Our build as by default (one process) and with a worker per usable core, and the reference.
+    workers = usable_cores()
+    sides = {"ours": ("--ours", n), "ours_workers": ("--ours", n, "--workers", workers), "reference": ("--reference", n)}
     runs: dict[str, list[dict]] = {name: [] for name in sides}
     for r in range(repeats):
         for name in list(runs)[:: 1 if r % 2 == 0 else -1]:
             runs[name].append(_child(*sides[name]))
-    ours, one_worker, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # medians
+    ours, pooled, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # medians
     texts_file = _child("--prepare", n)["path"]
     comparison = _child("--near-dup", texts_file, *(["--datatrove"] if n == datatrove_at else []))
     Path(texts_file).unlink()
@@ -400,8 +401,8 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         # Peak memory is the PSS of the build's process tree (workers included), sampled; CPU
         # seconds count the workers, reaped by the end of the build (the stages' CPU seconds are
         # the main process's alone).
-        "worker_runs": {"default": usable_cores(), "one_worker": {**one_worker, "all_seconds": [x["seconds"] for x in runs["ours_1_worker"]]},
-                    "speedup": one_worker["seconds"] / ours["seconds"], "cpu_ratio": ours["cpu_seconds"] / one_worker["cpu_seconds"]},
+        "worker_runs": {"workers": workers, "run": {**pooled, "all_seconds": [x["seconds"] for x in runs["ours_workers"]]},
+                        "speedup": ours["seconds"] / pooled["seconds"], "cpu_ratio": pooled["cpu_seconds"] / ours["cpu_seconds"]},
         "distinct_texts": comparison["near_dup"]["texts"],
         "near_dup": comparison["near_dup"],
         "datatrove": comparison["datatrove"],
@@ -441,8 +442,8 @@ def main() -> None:
         results.append(r)
         print(f"N={n}: build {r['total_seconds']:.1f} s (peak {r['peak_bytes'] / 2**30:.2f} GiB), reference "
               f"{r['reference']['seconds']:.1f} s ({r['whole_pipeline_ratio']:.1f}x), papers {r['papers']} / reference "
-              f"{r['reference']['papers']} / truth {r['papers_truth']}; 1 worker {r['worker_runs']['one_worker']['seconds']:.1f} s "
-              f"({r['worker_runs']['speedup']:.2f}x with {r['worker_runs']['default']}); near-dup alone {r['near_dup']['speedup']:.1f}x "
+              f"{r['reference']['papers']} / truth {r['papers_truth']}; {r['worker_runs']['workers']} workers {r['worker_runs']['run']['seconds']:.1f} s "
+              f"({r['worker_runs']['speedup']:.2f}x the speed of one); near-dup alone {r['near_dup']['speedup']:.1f}x "
               f"datasketch; load {r['load_average']}", flush=True)
     duplicates = None
     if args.duplicates:

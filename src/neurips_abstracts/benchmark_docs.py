@@ -106,12 +106,12 @@ def _whole_pipeline(r: dict) -> str:
 
 
 def _workers(r: dict) -> str:
-    w, one = r["worker_runs"], r["worker_runs"]["one_worker"]
+    w, run = r["worker_runs"], r["worker_runs"]["run"]
     return (
-        f"Workers: the build above ran with {w['default']} worker processes (its default, the usable cores); with "
-        f"one it took {one['seconds']:.1f} s, **{w['speedup']:.2f}x** the time (CPU time {one['cpu_seconds']:.1f} s "
-        f"against {r['cpu_seconds']:.1f} s, the workers' included), peak memory {_gib(one['peak_bytes'])} against "
-        f"{_gib(r['peak_bytes'])} (the build's processes together)."
+        f"Workers: the build above ran in one process, its default; with {w['workers']} worker processes "
+        f"(`build --workers {w['workers']}`) it took {run['seconds']:.1f} s, **{w['speedup']:.2f}x** the speed of one "
+        f"(CPU time {run['cpu_seconds']:.1f} s against {r['cpu_seconds']:.1f} s, the workers' included), peak memory "
+        f"{_gib(run['peak_bytes'])} against {_gib(r['peak_bytes'])} (the build's processes together)."
     )
 
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.config import DEFAULT_CONFIG, BuildConfig
+from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.guard import check_replaceable, remove_litter, temporary_folder
@@ -16,7 +16,7 @@ from .core.resources import dataset_version, hub_repo, maintainers, read_text as
 from .core.schema import TABLES
 from .ingest.load import dump_paths, read_meta
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
-from .pipeline import BuildResult, Workers, no_timer, run, usable_cores
+from .pipeline import BuildResult, Workers, no_timer, run
 from .release.manifest import build_manifest
 from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
 from .stats import compute as compute_stats
@@ -48,8 +48,8 @@ def produce(
     of raw texts (an unnamed temporary file).
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
-    read one at a time, as the build reaches them. ``workers`` processes (default: the usable
-    cores) share the per-record work of a large build; the output does not depend on it."""
+    read one at a time, as the build reaches them. ``workers`` processes (default:
+    ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
     from .release.contracts import check
 
     prev = previous_release(raw_dir, previous)
@@ -58,7 +58,7 @@ def produce(
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
     result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
-                 Workers(usable_cores() if workers is None else workers))
+                 Workers(DEFAULT_WORKERS if workers is None else workers))
     with stage("contracts"):
         try:
             check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)

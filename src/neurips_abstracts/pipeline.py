@@ -14,7 +14,6 @@ is done and read back a row group at a time when the occurrences table is checke
 from __future__ import annotations
 
 import hashlib
-import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .core.config import BuildConfig
+from .core.config import DEFAULT_WORKERS, BuildConfig
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
 from .dedup.versions import Prepared, Versions, _Grow, prepare_dump
@@ -90,8 +89,6 @@ POOL_MIN_BYTES = 32 * 2**20
 RENDER_CHUNK = 2_000
 
 
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class Workers:
