@@ -47,6 +47,21 @@ def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monk
         assert snapshot(tmp_path / f"two{k}") == alone
 
 
+def test_cli_workers_option(tmp_path, spawned):
+    """``build --workers 2`` runs a pool and writes what one process writes; 0 is refused."""
+    from .conftest import run_cli
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    for workers in ("1", "2"):
+        proc = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / workers), "--first-release", "--workers", workers)
+        assert proc.returncode == 0, proc.stderr
+    assert len(spawned) == 2
+    assert snapshot(tmp_path / "1") == snapshot(tmp_path / "2")
+    refused = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "0"), "--workers", "0")
+    assert refused.returncode == 2 and "--workers" in refused.stderr and not (tmp_path / "0").exists()
+
+
 def test_small_builds_start_no_pool(tmp_path, monkeypatch):
     started = []
     monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or None)
