@@ -121,8 +121,6 @@ def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, s
     bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
     + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
     without one."""
-    from concurrent.futures import Future
-
     args = (config.venue, config.year, POSITIONS)
     pool = workers.start(nbytes)
     if pool is None:
@@ -131,6 +129,8 @@ def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, s
                 data = _opened(data)
             yield data, prepare_dump(name, data, *args, stage=stage)
         return
+    from concurrent.futures import Future
+
     pending: deque = deque()
     for k, (name, data) in enumerate(order):
         try:
