@@ -16,7 +16,6 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from neurips_abstracts import pipeline
 from neurips_abstracts.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
@@ -364,7 +363,7 @@ def test_a_change_in_how_dumps_split_into_records_moves_no_id(tmp_path, monkeypa
     raw.mkdir()
     texts = [abstract(i) for i in range(300, 304)]
     add_dump(write_file(tmp_path / "a.txt", texts), raw, added="2026-11-01")
-    real_parse = pipeline.parse_dump
+    real_parse = versions.parse_dump  # where the build parses each dump
 
     def glued(name, data, *args):
         dump = real_parse(name, data, *args)
@@ -374,7 +373,7 @@ def test_a_change_in_how_dumps_split_into_records_moves_no_id(tmp_path, monkeypa
         rest = [dataclasses.replace(r, record_index=k + 1) for k, r in enumerate(rest)]
         return dataclasses.replace(dump, records=(one, *rest), n_records=len(rest) + 1)
 
-    monkeypatch.setattr(pipeline, "parse_dump", glued)
+    monkeypatch.setattr(versions, "parse_dump", glued)
     build(raw, tmp_path / "old", previous=None)
     monkeypatch.undo()
     old = papers(tmp_path / "old")

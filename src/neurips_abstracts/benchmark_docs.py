@@ -105,6 +105,16 @@ def _whole_pipeline(r: dict) -> str:
     )
 
 
+def _workers(r: dict) -> str:
+    w, run = r["worker_runs"], r["worker_runs"]["run"]
+    return (
+        f"Workers: the build above ran in one process, its default; with {w['workers']} worker processes "
+        f"(`build --workers {w['workers']}`) it took {run['seconds']:.1f} s, **{w['speedup']:.2f}x** the speed of one "
+        f"(CPU time {run['cpu_seconds']:.1f} s against {r['cpu_seconds']:.1f} s, the workers' included), peak memory "
+        f"{_gib(run['peak_bytes'])} against {_gib(r['peak_bytes'])} (the build's processes together)."
+    )
+
+
 def _near_dup_alone(r: dict) -> str:
     nd = r["near_dup"]
     runs = f"median of {nd['repeats']} interleaved runs" if nd["repeats"] > 1 else "one run each"
@@ -135,7 +145,7 @@ def scale_block(result: dict | None) -> str:
     lines = [
         "Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
         "distinct papers, 10% revisions, the rest noisy exact duplicates). The table times our build stage by "
-        "stage (parse and normalize run dump by dump, one after the other, and are summed over the dumps); its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
+        "stage (parse and normalize run dump by dump and are summed over the dumps; with worker processes, the workers parse and normalize the next dumps while the main process takes each in turn, and the parse row is its wait for them); its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
         "near-duplicate clustering, each version's similarity to its paper's canonical text. The reference "
         "pipeline is what a data engineer would write with the same libraries: read the dumps and split them "
         "into records, NFC and white space, exact duplicates by a dict, datasketch MinHash LSH on the distinct "
@@ -161,6 +171,8 @@ def scale_block(result: dict | None) -> str:
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )
         lines += ["", _whole_pipeline(r), ""]
+        if "worker_runs" in r:
+            lines += [_workers(r), ""]
         lines += [_near_dup_alone(r), ""]
     by_n = {r["n"]: r for r in runs}
     if 100_000 in by_n and 1_000_000 in by_n:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .core.config import DEFAULT_CONFIG, BuildConfig
+from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.guard import check_replaceable, remove_litter, temporary_folder
@@ -16,7 +16,7 @@ from .core.resources import dataset_version, hub_repo, maintainers, read_text as
 from .core.schema import TABLES
 from .ingest.load import dump_paths, read_meta
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
-from .pipeline import BuildResult, no_timer, run
+from .pipeline import BuildResult, Workers, no_timer, run
 from .release.manifest import build_manifest
 from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
 from .stats import compute as compute_stats
@@ -42,12 +42,14 @@ def produce(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
+    workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
     of raw texts (an unnamed temporary file).
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
-    read one at a time, as the build reaches them."""
+    read one at a time, as the build reaches them. ``workers`` processes (default:
+    ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
     from .release.contracts import check
 
     prev = previous_release(raw_dir, previous)
@@ -55,7 +57,8 @@ def produce(
     with stage("read"):
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
-    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version)
+    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
+                 Workers(DEFAULT_WORKERS if workers is None else workers))
     with stage("contracts"):
         try:
             check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
@@ -109,13 +112,14 @@ def build(
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
+    workers: int | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
     ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
-    Hub repository than the project's hub-repo.
+    Hub repository than the project's hub-repo. ``workers``: see ``produce``.
     """
     started = time.perf_counter()
     # refused before any work; a release read but not written (publish's dist/) must survive
@@ -125,7 +129,7 @@ def build(
     for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     with gc_paused():
-        result = produce(raw_dir, config, stage, previous)
+        result = produce(raw_dir, config, stage, previous, workers)
         try:
             with stage("write"):
                 atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)

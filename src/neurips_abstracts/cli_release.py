@@ -7,6 +7,7 @@ import sys
 import click
 
 from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
+from .core.config import DEFAULT_WORKERS
 from .core.errors import DumpError
 from .core.words import plural
 from .release.contracts import ContractError
@@ -18,7 +19,9 @@ from .release.contracts import ContractError
 @click.option("--previous", "previous_dir", default=None,
               help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
-def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool) -> None:
+@click.option("--workers", type=click.IntRange(min=1), default=DEFAULT_WORKERS, show_default=True,
+              help="Processes sharing a large build's per-record work (parse, normalize, plain text); the output is the same for any number.")
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool, workers: int) -> None:
     """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
 
     Every paper id of the previous release is kept (as a paper, merged into one, or removed);
@@ -42,7 +45,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         # start-up. pyarrow then goes on without pandas for the rest of this process.
         with stage_progress() as stage, hidden(("pandas",)):
             previous = None if first_release else (previous_dir or BESIDE_RAW)
-            s = run_build(raw_dir, out_dir, stage=stage, previous=previous)
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous, workers=workers)
     except (DumpError, ContractError) as exc:
         fail(exc)
     if docs_skipped(out_dir) is None:

@@ -14,21 +14,21 @@ is done and read back a row group at a time when the occurrences table is checke
 from __future__ import annotations
 
 import hashlib
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from operator import attrgetter
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 
-from .core.config import BuildConfig
+from .core.config import DEFAULT_WORKERS, BuildConfig
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
-from .dedup.versions import Versions, _Grow
+from .dedup.versions import Prepared, Versions, _Grow, prepare_dump
 from .ids.identity import Founding, Identity, assign_ids
 from .ingest.load import copy_error
-from .ingest.parse import Dump, parse_dump
+from .ingest.parse import Dump
 from .ingest.previous import PreviousRelease, published_change, record_key
 from .ingest.sidecar import DumpMeta, added_key, changed_since_added, crawl_key, published_meta
 from .release.occurrences import POSITIONS, RELATIONS, Occurrences, Spool
@@ -72,6 +72,7 @@ class Parsed:
     version: np.ndarray
     versions: Versions
     spool: Spool
+    nbytes: int = 0  # of the dumps
 
     def __len__(self) -> int:
         return len(self.version)
@@ -81,27 +82,95 @@ def _opened(data) -> bytes:
     return data() if callable(data) else data
 
 
+# A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
+# text rules) costs more than they save on a few megabytes.
+POOL_MIN_BYTES = 32 * 2**20
+# Canonical abstracts rendered to plain text per task in a pool.
+RENDER_CHUNK = 2_000
+
+
+
+
+class Workers:
+    """Worker processes for the per-record work (preparing dumps, rendering plain text): the
+    standard library's executor, started only for a build of at least ``min_bytes`` of dumps,
+    and shut down after each stage that uses it (idle workers hold memory). Each task's result is a function of its input alone and results are taken in input order,
+    so the output is the same for any number of workers. ``mp_context`` (default: the
+    platform's start method) lets tests run the pool as spawn does on macOS and Windows."""
+
+    def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES):
+        self.n, self.mp_context, self.min_bytes, self.pool = n, mp_context, min_bytes, None
+
+    def start(self, nbytes: int):
+        """The pool (started now if need be) for work on a build of ``nbytes`` of dumps, or None
+        to do the work in this process."""
+        if self.pool is None and self.n > 1 and nbytes >= self.min_bytes:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(self.n, mp_context=self.mp_context)
+        return self.pool
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = None
+
+
+def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
+    """Each dump of ``order`` (``nbytes`` in all) read and prepared (``prepare_dump``), with its
+    bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
+    + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
+    without one."""
+    args = (config.venue, config.year, POSITIONS)
+    pool = workers.start(nbytes)
+    if pool is None:
+        for name, data in order:
+            with stage("parse"):
+                data = _opened(data)
+            yield data, prepare_dump(name, data, *args, stage=stage)
+        return
+    from concurrent.futures import Future
+
+    pending: deque = deque()
+    for k, (name, data) in enumerate(order):
+        try:
+            data = _opened(data)
+            future = pool.submit(prepare_dump, name, data, *args)
+        except Exception as exc:  # a dump that cannot be read fails in its turn
+            future = Future()
+            future.set_exception(exc)
+        pending.append((data, future))
+        while pending and (len(pending) > workers.n or k == len(order) - 1):
+            data, future = pending.popleft()
+            with stage("parse"):  # and normalize, in the workers: this process waits
+                prepared = future.result()
+            yield data, prepared
+
+
 def parse(
     files: Iterable[tuple[str, object]],
     config: BuildConfig,
     meta: dict[str, DumpMeta | None] | None = None,
     previous: PreviousRelease | None = None,
     stage: Callable = no_timer,
+    workers: Workers | None = None,
 ) -> Parsed:
-    """Parse and normalize every dump, one at a time, in added order. ``files`` holds
-    (name, bytes, or a function returning them); ``meta`` each dump's metadata file (None or
-    absent: it has none)."""
-    from dataclasses import replace
-
+    """Parse and normalize every dump, in added order. ``files`` holds (name, bytes, or a
+    function returning them); ``meta`` each dump's metadata file (None or absent: it has none).
+    ``workers`` may prepare dumps in other processes (see ``Workers``), shut down when all are."""
     meta = meta or {}
+    workers = workers or Workers(1)
     files = list(files)
     # The order of dumps comes from their facts, and a published dump's facts from the release,
     # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
     # at a time, so that no more than one dump's bytes are held.
-    known = {}
+    known, nbytes = {}, 0
     with stage("read"):
         for name, data in sorted(files, key=lambda f: f[0]):
-            known[name] = _check_immutable(name, hashlib.sha256(_opened(data)).hexdigest(), meta.get(name), previous)
+            data = _opened(data)
+            nbytes += len(data)
+            known[name] = _check_immutable(name, hashlib.sha256(data).hexdigest(), meta.get(name), previous)
+            del data
     order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
     crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
     versions, spool = Versions(), Spool()
@@ -110,35 +179,35 @@ def parse(
     positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = _Grow(np.int32)
     try:
-        for name, data in order:
+        for data, prepared in _prepared(order, config, workers, nbytes, stage):
+            dump = prepared.dump
             with stage("parse"):
-                data = _opened(data)
-                dump = parse_dump(name, data, config.venue, config.year)
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
                 dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
-                records = dump.records
-                columns = np.array(list(map(attrgetter(*POSITIONS), records)), dtype=np.int64).reshape(-1, len(POSITIONS))
+                n = len(prepared.local)
                 for k, column in enumerate(POSITIONS):
-                    positions[column].extend(columns[:, k])
-                dump_col.extend(np.full(len(records), len(dumps), dtype=np.int32))
-                first = positions["byte_start"].n - len(records)
+                    positions[column].extend(prepared.positions[:, k])
+                dump_col.extend(np.full(n, len(dumps), dtype=np.int32))
+                first = positions["byte_start"].n - n
                 spool.append(data, positions["byte_start"].array()[first:], positions["byte_end"].array()[first:])
                 del data
             with stage("normalize"):
                 first = version_col.n
-                version_col.extend(versions.add_dump(dump, first, crawl_rank[dump.name],
-                                                     positions["record_index"].array()[first:]))
-            dumps.append(replace(dump, records=()))
+                version_col.extend(versions.add(prepared, first, crawl_rank[dump.name],
+                                                positions["record_index"].array()[first:]))
+            dumps.append(dump)
     except BaseException:
         spool.close()
         raise
+    finally:  # idle workers would hold their memory through the stages to come
+        workers.close()
     # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
     # texts and their facts go on.
-    versions.index, versions.of_raw = {}, {}
+    versions.index = {}
     return Parsed(dumps, dump_meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
-                  version_col.array(), versions, spool)
+                  version_col.array(), versions, spool, nbytes)
 
 
 class _RecordKeys:
@@ -223,11 +292,15 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     }
 
 
-def render_papers(parsed: Parsed, dedup: dict) -> list[tuple[str, str | None, int]]:
+def render_papers(parsed: Parsed, dedup: dict, pool=None) -> list[tuple[str, str | None, int]]:
     """Plain text, URLs and word count of every paper's canonical abstract, in the order of
-    dedup["papers"]."""
+    dedup["papers"]; with a pool, in chunks taken in order."""
     text = parsed.versions.text
-    return render_many(text[p["canonical_version"]] for p in dedup["papers"])
+    abstracts = [text[p["canonical_version"]] for p in dedup["papers"]]
+    if pool is None:
+        return render_many(abstracts)
+    chunks = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
+    return [r for rendered in pool.map(render_many, chunks) for r in rendered]
 
 
 def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
@@ -286,6 +359,7 @@ def run(
     meta: dict[str, DumpMeta | None] | None = None,
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
+    workers: Workers | None = None,
 ) -> BuildResult:
     """raw files (name, bytes or a function returning them) and their metadata in,
     validated-ready tables out; paper ids are anchored to ``previous`` (None: this is the first
@@ -293,18 +367,24 @@ def run(
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered once per dump, and "read" also around hashing the dumps to order them.
+    ``workers`` (default: none) may do per-record work in other processes; they are shut down here.
     """
-    parsed = parse(files, config, meta, previous, stage)
+    workers = workers or Workers(1)
     try:
-        with stage("near-dup"):
-            dedup = deduplicate(parsed, config, previous, version)
-        with stage("plain text"):
-            rendered = render_papers(parsed, dedup)
-        with stage("assemble"):
-            papers, occurrences, ids = assemble(parsed, dedup, rendered)
-    except BaseException:
-        parsed.spool.close()
-        raise
+        parsed = parse(files, config, meta, previous, stage, workers)
+        try:
+            with stage("near-dup"):
+                dedup = deduplicate(parsed, config, previous, version)
+            with stage("plain text"):
+                rendered = render_papers(parsed, dedup, workers.start(parsed.nbytes))
+                workers.close()
+            with stage("assemble"):
+                papers, occurrences, ids = assemble(parsed, dedup, rendered)
+        except BaseException:
+            parsed.spool.close()
+            raise
+    finally:
+        workers.close()
     identity = dedup["identity"]
     counts = np.bincount(dedup["relation"], minlength=len(RELATIONS)).tolist()
     stats = {

@@ -59,3 +59,9 @@ class BuildConfig:
 
 
 DEFAULT_CONFIG = BuildConfig()
+
+# Not part of the config: how many processes share a build's per-record work changes no output
+# byte. One unless asked for more (``build --workers``): on a 2-core machine shared with other
+# work, 2 workers made a million-record build slower, not faster, with more CPU time in all
+# (pickling, start-up) and more memory in the main process (benchmarks/scale.py's workers row).
+DEFAULT_WORKERS = 1

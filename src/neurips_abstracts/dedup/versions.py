@@ -7,10 +7,13 @@ duplicates collapse as they arrive and memory follows the distinct texts, not th
 from __future__ import annotations
 
 import hashlib
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
+from operator import attrgetter
 
 import numpy as np
 
-from ..ingest.parse import Dump, no_visible_text
+from ..ingest.parse import Dump, no_visible_text, parse_dump
 from ..text.normalize import normalize
 
 
@@ -36,6 +39,62 @@ class _Grow:
         return self.data[: self.n]
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """One dump parsed and normalized on its own (in a worker process or not): what the build
+    keeps of it. Its records' raw texts stay in the bytes of the dump, where the spool takes them."""
+
+    dump: Dump  # without its records
+    positions: np.ndarray  # (records, columns) int64, the columns asked for
+    texts: list[str]  # the dump's distinct normalized texts, in order of first appearance
+    first: np.ndarray  # the record (index in the dump) where each first appears
+    local: np.ndarray  # per record, its text's index in ``texts``
+
+
+def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[str, ...], stage=None) -> Prepared:
+    """Parse and normalize one dump: a function of its bytes and the config alone, so dumps can
+    be prepared in any process, in any order, and give the same result. ``stage(name)`` times
+    "parse" and "normalize" (in this process)."""
+    stage = stage or (lambda _: nullcontext())
+    with stage("parse"):
+        dump = parse_dump(name, data, venue, year)
+        records = dump.records
+        positions = np.array(list(map(attrgetter(*columns), records)), dtype=np.int64).reshape(-1, len(columns))
+    with stage("normalize"):
+        texts, first, local = _distinct(name, records)
+    return Prepared(replace(dump, records=()), positions, texts, np.array(first, dtype=np.int64), local)
+
+
+def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
+    """The distinct normalized texts of a dump's records, the record where each first appears,
+    and each record's text (index)."""
+    index: dict[str, int] = {}
+    # Raw texts that need ftfy and Unicode work map straight to their text: a dump repeats the
+    # same mojibake or decomposed text, and normalizing it again costs a hundred times more than
+    # the look-up. Printable ASCII takes normalize's shortcut and needs no memory here.
+    of_raw: dict[str, int] = {}
+    texts: list[str] = []
+    first: list[int] = []
+    local = np.empty(len(records), dtype=np.int32)
+    for k, r in enumerate(records):
+        raw = r.text
+        ascii_only = raw.isascii()
+        t = None if ascii_only else of_raw.get(raw)
+        if t is None:
+            fixed = normalize(raw)
+            if not fixed:
+                raise no_visible_text(name, r.line_start)
+            t = index.get(fixed)
+            if t is None:
+                t = index[fixed] = len(texts)
+                texts.append(fixed)
+                first.append(k)
+            if not ascii_only:
+                of_raw[raw] = t
+        local[k] = t
+    return texts, first, local
+
+
 class Versions:
     """The distinct normalized texts met so far, numbered in order of first appearance (which
     is added order), with what the dedup rules need of each: its first record and its newest
@@ -47,36 +106,24 @@ class Versions:
         self.sha: list[str] = []
         self.first = _Grow(np.int64)
         self.newest = _Grow(np.int64)
-        # Raw texts that need ftfy and Unicode work map straight to their version: recrawls repeat
-        # the same mojibake or decomposed text, and normalizing it again costs a hundred times more
-        # than the look-up. Printable ASCII takes normalize's shortcut and needs no memory here.
-        self.of_raw: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self.text)
 
-    def add_dump(self, dump: Dump, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
-        """The version of each record of ``dump``, its records numbered from ``first_record``."""
-        index, of_raw, texts = self.index, self.of_raw, self.text
-        out = np.empty(len(dump.records), dtype=np.int32)
+    def add(self, prepared: Prepared, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
+        """The version of each record of a prepared dump, its records numbered from ``first_record``."""
+        index, texts = self.index, self.text
+        version_of = np.empty(len(prepared.texts), dtype=np.int32)
         new_first: list[int] = []
-        for k, r in enumerate(dump.records):
-            raw = r.text
-            ascii_only = raw.isascii()
-            v = None if ascii_only else of_raw.get(raw)
+        for t, (fixed, first) in enumerate(zip(prepared.texts, prepared.first.tolist())):
+            v = index.get(fixed)
             if v is None:
-                fixed = normalize(raw)
-                if not fixed:
-                    raise no_visible_text(dump.name, r.line_start)
-                v = index.get(fixed)
-                if v is None:
-                    v = index[fixed] = len(texts)
-                    texts.append(fixed)
-                    self.sha.append(_sha256(fixed))
-                    new_first.append(first_record + k)
-                if not ascii_only:
-                    of_raw[raw] = v
-            out[k] = v
+                v = index[fixed] = len(texts)
+                texts.append(fixed)
+                self.sha.append(_sha256(fixed))
+                new_first.append(first_record + first)
+            version_of[t] = v
+        out = version_of[prepared.local]
         self.first.extend(np.array(new_first, dtype=np.int64))
         key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)
         if len(self.newest.array()) < len(texts):

@@ -1,0 +1,113 @@
+"""Worker processes (``pipeline.Workers``): the same release for any number of them, under spawn
+(the start method of macOS and Windows), and a bad dump prepared in a worker reported as without one."""
+
+import functools
+import multiprocessing
+
+import pytest
+
+from neurips_abstracts import build as build_module, pipeline
+from neurips_abstracts.build import build
+from neurips_abstracts.core.errors import DumpError
+
+from .conftest import make_dump, snapshot, synthetic_dumps
+
+
+@pytest.fixture
+def spawned(monkeypatch):
+    """Builds whose workers are spawned, for builds of any size, rendering a few abstracts per
+    task; the list of the pools started."""
+    started = []
+    real_start = pipeline.Workers.start
+
+    def start(self, nbytes):
+        pool = real_start(self, nbytes)
+        if pool is not None and pool not in started:
+            started.append(pool)
+        return pool
+
+    monkeypatch.setattr(pipeline.Workers, "start", start)
+    monkeypatch.setattr(build_module, "Workers", functools.partial(
+        pipeline.Workers, mp_context=multiprocessing.get_context("spawn"), min_bytes=0))
+    monkeypatch.setattr(pipeline, "RENDER_CHUNK", 7)
+    return started
+
+
+def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monkeypatch, spawned):
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    build(raw, tmp_path / "one", previous=None, workers=1)
+    assert spawned == []  # one worker: all in this process
+    alone = snapshot(tmp_path / "one")
+    real_paths = build_module.dump_paths
+    for k, listed in enumerate((real_paths, lambda folder: real_paths(folder)[::-1])):
+        monkeypatch.setattr(build_module, "dump_paths", listed)
+        build(raw, tmp_path / f"two{k}", previous=None, workers=2)
+        assert len(spawned) == 2 * (k + 1)  # a pool prepared the dumps, another rendered plain text
+        assert snapshot(tmp_path / f"two{k}") == alone
+
+
+def test_cli_workers_option(tmp_path, spawned):
+    """``build --workers 2`` runs a pool and writes what one process writes; 0 is refused."""
+    from .conftest import run_cli
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    for workers in ("1", "2"):
+        proc = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / workers), "--first-release", "--workers", workers)
+        assert proc.returncode == 0, proc.stderr
+    assert len(spawned) == 2
+    assert snapshot(tmp_path / "1") == snapshot(tmp_path / "2")
+    refused = run_cli("build", "--raw", str(raw), "--out", str(tmp_path / "0"), "--workers", "0")
+    assert refused.returncode == 2 and "--workers" in refused.stderr and not (tmp_path / "0").exists()
+
+
+def test_small_builds_start_no_pool(tmp_path, monkeypatch):
+    started = []
+    monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or None)
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    assert pipeline.Workers(2).start(pipeline.POOL_MIN_BYTES - 1) is None
+    build(raw, tmp_path / "dist", previous=None, workers=2)
+    assert started and max(started) < pipeline.POOL_MIN_BYTES
+
+
+def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, spawned):
+    """Dumps are prepared ahead in the workers; the error raised is the one a single process
+    meets first, naming its file and line, and the release is not written."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    good = [f"Abstract {k} about learning with enough words to be one." for k in range(20)]
+    names = [f"{k:03d}_{k + 10:016x}.txt" for k in range(4)]
+    (raw / names[0]).write_bytes(make_dump(good))
+    (raw / names[1]).write_bytes(make_dump(good[:3] + ["\x08\x07"] + good[3:]))  # no visible text, line 9
+    (raw / names[2]).write_bytes(make_dump(good[:1]) + b"\n\nbad \xff byte")  # prepared meanwhile
+    (raw / names[3]).write_bytes(make_dump(good[5:]))
+    errors = []
+    for workers in (1, 2):
+        with pytest.raises(DumpError) as caught:
+            build(raw, tmp_path / "dist", previous=None, workers=workers)
+        errors.append((caught.value.file, caught.value.line, caught.value.code, str(caught.value)))
+    assert errors[0] == errors[1], errors
+    assert len(spawned) == 1
+    assert errors[0][:2] == (names[1], 9) and "no visible text" in errors[0][3]
+    assert not (tmp_path / "dist").exists()
+
+
+def test_scale_block_tells_workers_one_against_default():
+    """The scale benchmark's README block gives the run with workers beside the default's, when measured."""
+    import json
+
+    from neurips_abstracts.benchmark_docs import scale_block
+
+    from .conftest import ROOT
+
+    result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
+    assert "Workers:" not in scale_block(result)  # results from before the row: nothing made up
+    r = result["results"][0]
+    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"] = 10.0, 10.0, 2**30
+    r["worker_runs"] = {"workers": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 13.0,
+                        "run": {"seconds": 6.25, "cpu_seconds": 14.0, "peak_bytes": 2**31}}
+    assert ("the build above ran in one process, its default; with 2 worker processes (`build --workers 2`) it took "
+            "6.2 s, **1.60x** the speed of one (CPU time 14.0 s against 10.0 s, the workers' included), peak memory "
+            "2.00 GiB against 1.00 GiB") in scale_block(result)
