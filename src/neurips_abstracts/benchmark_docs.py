@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .core.config import POOL_MIN_BYTES
 from .core.resources import CHECKOUT_ROOT
 from .core.stages import STAGES
 
@@ -107,6 +108,12 @@ def _whole_pipeline(r: dict) -> str:
 
 def _workers(r: dict) -> str:
     w, run = r["worker_runs"], r["worker_runs"]["run"]
+    if r["bytes"] < POOL_MIN_BYTES:
+        return (
+            f"Workers: `build --workers {w['workers']}` starts no worker process for fewer than "
+            f"{POOL_MIN_BYTES // 2**20} MiB of dumps, so it ran in one process too: {run['seconds']:.1f} s against "
+            f"{r['total_seconds']:.1f} s for the same work."
+        )
     return (
         f"Workers: the build above ran in one process, its default; with {w['workers']} worker processes "
         f"(`build --workers {w['workers']}`) it took {run['seconds']:.1f} s, **{w['speedup']:.2f}x** the speed of one "

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .core.config import DEFAULT_WORKERS, BuildConfig
+from .core.config import DEFAULT_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
 from .dedup.versions import Prepared, Versions, _Grow, prepare_dump
@@ -82,9 +82,6 @@ def _opened(data) -> bytes:
     return data() if callable(data) else data
 
 
-# A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
-# text rules) costs more than they save on a few megabytes.
-POOL_MIN_BYTES = 32 * 2**20
 # Canonical abstracts rendered to plain text per task in a pool.
 RENDER_CHUNK = 2_000
 

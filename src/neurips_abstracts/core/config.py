@@ -61,7 +61,11 @@ class BuildConfig:
 DEFAULT_CONFIG = BuildConfig()
 
 # Not part of the config: how many processes share a build's per-record work changes no output
-# byte. One unless asked for more (``build --workers``): on a 2-core machine shared with other
-# work, 2 workers made a million-record build slower, not faster, with more CPU time in all
-# (pickling, start-up) and more memory in the main process (benchmarks/scale.py's workers row).
+# byte. One unless asked for more (``build --workers``). On a quiet 2-core machine 2 workers made a
+# million-record build 1.31x as fast, but with 12% more CPU time in all (pickling, start-up) and a
+# peak of the build's processes together above 3 GiB (2.77 GiB in one process); see
+# benchmarks/scale.py's workers row.
 DEFAULT_WORKERS = 1
+# A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
+# text rules) costs more than they save on a few megabytes.
+POOL_MIN_BYTES = 32 * 2**20
