@@ -8,6 +8,7 @@ import pytest
 
 from neurips_abstracts import build as build_module, pipeline
 from neurips_abstracts.build import build
+from neurips_abstracts.core.config import POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
 
 from .conftest import make_dump, snapshot, synthetic_dumps
@@ -67,9 +68,9 @@ def test_small_builds_start_no_pool(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or None)
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
-    assert pipeline.Workers(2).start(pipeline.POOL_MIN_BYTES - 1) is None
+    assert pipeline.Workers(2).start(POOL_MIN_BYTES - 1) is None
     build(raw, tmp_path / "dist", previous=None, workers=2)
-    assert started and max(started) < pipeline.POOL_MIN_BYTES
+    assert started and max(started) < POOL_MIN_BYTES
 
 
 def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, spawned):
@@ -95,7 +96,8 @@ def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, s
 
 
 def test_scale_block_tells_workers_one_against_default():
-    """The scale benchmark's README block gives the run with workers beside the default's, when measured."""
+    """The scale benchmark's README block gives the run with workers beside the default's, when
+    measured, and says so when a size was too small to start any worker."""
     import json
 
     from neurips_abstracts.benchmark_docs import scale_block
@@ -103,11 +105,18 @@ def test_scale_block_tells_workers_one_against_default():
     from .conftest import ROOT
 
     result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
-    assert "Workers:" not in scale_block(result)  # results from before the row: nothing made up
+    for r in result["results"]:  # results from before the row: nothing made up
+        r.pop("worker_runs", None)
+    assert "Workers:" not in scale_block(result)
     r = result["results"][0]
-    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"] = 10.0, 10.0, 2**30
+    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"], r["bytes"] = 10.0, 10.0, 2**30, POOL_MIN_BYTES
     r["worker_runs"] = {"workers": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 13.0,
                         "run": {"seconds": 6.25, "cpu_seconds": 14.0, "peak_bytes": 2**31}}
     assert ("the build above ran in one process, its default; with 2 worker processes (`build --workers 2`) it took "
             "6.2 s, **1.60x** the speed of one (CPU time 14.0 s against 10.0 s, the workers' included), peak memory "
             "2.00 GiB against 1.00 GiB") in scale_block(result)
+    r["bytes"] = POOL_MIN_BYTES - 1
+    block = scale_block(result)
+    assert "with 2 worker processes" not in block
+    assert ("`build --workers 2` starts no worker process for fewer than 32 MiB of dumps, so it ran in one process "
+            "too: 6.2 s against 10.0 s for the same work.") in block
