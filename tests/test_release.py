@@ -386,7 +386,7 @@ def test_card_and_datasheet_say_what_they_hold(releases):
         for section in re.findall(r"card's (\w+) section|the (\w+) section", doc):
             assert f"## {''.join(section)}" in card, section
     assert re.search(r"author\s+= \{\{.+\}\}", card)
-    assert "median" in card and "nearest-rank" in card and "Words per paper" in card
+    assert "median" in card and "q × (n − 1)" in card and "Words per paper" in card
 
 
 @pytest.mark.parametrize("dated", [True, False])

@@ -22,3 +22,15 @@ def test_per_file_counts_are_arrows_group_by_sorted_by_file():
         for f, n, c in zip(*(expected[k].to_pylist() for k in ("file", "file_count", "canonical_sum")))
     ]
     assert [f["file"] for f in compute(papers, occurrences)["per_file"]] == ["Z.txt", "a.txt", "b.txt", "z.txt", "é.txt"]
+
+
+def test_quantiles_are_the_values_the_documents_say():
+    """The documents say: the q-th quantile of n sorted values is the one at position q × (n − 1),
+    rounded to the nearest, a half to the even one (so never an average of two)."""
+    from neurips_abstracts.stats import _quantiles
+
+    for values in ([7, 1, 4, 9], list(range(10)), list(range(36)), list(range(37)), [5], [3, 3, 1]):
+        ordered = sorted(values)
+        expected = [ordered[round(q * (len(values) - 1))] for q in (0.05, 0.5, 0.95)]
+        got = _quantiles(pa.chunked_array([pa.array(values)]))
+        assert [got["p05"], got["median"], got["p95"]] == expected, values

@@ -53,7 +53,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
             click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT)}")
     rel = s["relations"]
     click.echo(
-        f"built {out_dir}/: {plural(s['records'], 'record')} parsed from {plural(s['dumps'], 'dump')} -> "
+        f"built {out_dir.rstrip('/') or out_dir}/: {plural(s['records'], 'record')} parsed from {plural(s['dumps'], 'dump')} -> "
         f"{plural(s['papers'], 'paper')} ({plural(rel['exact_duplicate'], 'exact duplicate')}, "
         f"{plural(rel['near_duplicate'], 'near duplicate')}) in {s['seconds']:.2f} s"
     )

@@ -80,8 +80,9 @@ def statistics_block(r: Release) -> str:
         f"- Papers whose abstract links a URL: {s['papers_with_urls']}",
         "- Venues and years: " + ", ".join(f"{k} ({v} papers)" for k, v in s["venues"].items()),
         "",
-        "Percentiles and medians are nearest-rank values (an actual value of the data, never an "
-        "average of two); means are rounded to one decimal.",
+        "Percentiles and medians are values of the data, never an average of two: the q-th quantile of n "
+        "sorted values is the one at position q × (n − 1), counting from 0, rounded to the nearest whole "
+        "position and a half to the even one (pyarrow's `nearest` quantile); means are rounded to one decimal.",
     ]
     return "\n".join(lines)
 
