@@ -559,3 +559,24 @@ def test_add_shows_copies_and_new_canonical_texts_before_the_dump_lands(repo, tm
     assert "1 record becomes the canonical text of published papers" in out and line in out
     proc = run_cli("add", str(src), "--raw", str(raw), "--crawled-at", "2026-11-20")
     assert proc.returncode == 0 and line in proc.stdout and _snapshot(raw) != before
+
+
+def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, tmp_path):
+    """A release's dumps are known by file name -> sha256 from its occurrences, so an edited
+    published dump is refused even when the manifest lists no inputs (releases that did not)."""
+    import hashlib
+    import json
+    import shutil
+
+    from neurips_abstracts.ingest.previous import read_previous
+
+    from .conftest import seed_files
+
+    expected = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in seed_files()}
+    assert read_previous(seeds_dist).dump_sha256 == expected
+    bare = tmp_path / "dist"
+    shutil.copytree(seeds_dist, bare)
+    manifest = json.loads((bare / "build_manifest.json").read_text())
+    del manifest["inputs"]
+    (bare / "build_manifest.json").write_text(json.dumps(manifest))
+    assert read_previous(bare).dump_sha256 == expected

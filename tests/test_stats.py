@@ -34,3 +34,4 @@ def test_quantiles_are_the_values_the_documents_say():
         expected = [ordered[round(q * (len(values) - 1))] for q in (0.05, 0.5, 0.95)]
         got = _quantiles(pa.chunked_array([pa.array(values)]))
         assert [got["p05"], got["median"], got["p95"]] == expected, values
+

@@ -94,9 +94,9 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
     shas = occ["source_sha256"].to_pylist()
     owners = {record_key(sha, start): pid for sha, start, pid in zip(shas, occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())}
-    # the distinct (file, sha) pairs in the order first seen, as Table.group_by gives them (which
-    # would import Arrow's query engine and its dataset module into every build)
-    dump_sha = dict(dict.fromkeys(zip(occ["source_file"].to_pylist(), shas)))
+    # each dump's sha256 from its records (without Table.group_by, which would import Arrow's
+    # query engine and its dataset module into every build)
+    dump_sha = dict(zip(occ["source_file"].to_pylist(), shas))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
     ids_path = p / data_path("ids")
