@@ -210,7 +210,7 @@ def records_of(folder: Path) -> list[str]:
 
 def ours_whole(n: int | str, workers: int | None = None) -> dict:
     """The real build (``neurips_abstracts.build.build``), imports done beforehand as for the
-    reference, with ``workers`` processes (default: the build's, the usable cores)."""
+    reference, with ``workers`` processes (default: the build's, ``DEFAULT_WORKERS``)."""
     import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
     import pyarrow.parquet as pq
     import pylatexenc.latex2text  # noqa: F401

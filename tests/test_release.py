@@ -4,6 +4,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pyarrow as pa
@@ -263,6 +264,10 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     # puts it) for each command in turn, as run_cli does in this process.
     driver = subprocess.Popen([sys.executable, "-c", CHECKOUT_CLI, str(project / "src")], cwd=project, text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    # a command that hangs ends the driver, so the test fails instead of waiting forever
+    watchdog = threading.Timer(600, driver.kill)
+    watchdog.daemon = True  # a failed assertion must not keep pytest waiting for it
+    watchdog.start()
     assert json.loads(driver.stdout.readline()) == str(project / "src" / "neurips_abstracts" / "__init__.py")
 
     def run(*args):
@@ -290,6 +295,7 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     assert proc.stderr == "missing: benchmarks/README.md: restore it (git checkout -- benchmarks/README.md)\n"
     driver.stdin.close()
     assert driver.wait(timeout=60) == 0
+    watchdog.cancel()
 
 
 def test_card_yaml_has_no_absolute_paths_or_times(seeds_dist):

@@ -3,12 +3,13 @@
 
 import functools
 import multiprocessing
+import os
 
 import pytest
 
 from neurips_abstracts import build as build_module, pipeline
 from neurips_abstracts.build import build
-from neurips_abstracts.core.config import POOL_MIN_BYTES
+from neurips_abstracts.core.config import MAX_WORKERS, POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
 
 from .conftest import make_dump, snapshot, synthetic_dumps
@@ -64,13 +65,40 @@ def test_cli_workers_option(tmp_path, spawned):
 
 
 def test_small_builds_start_no_pool(tmp_path, monkeypatch):
+    workers = pipeline.Workers(2)
+    assert workers.start(POOL_MIN_BYTES - 1) is None
+    assert pipeline.Workers(1).start(POOL_MIN_BYTES) is None
+    try:
+        assert workers.start(POOL_MIN_BYTES) is not None  # the executor starts its processes on first use
+    finally:
+        workers.close()
+    for n in (0, MAX_WORKERS + 1):
+        with pytest.raises(ValueError, match="workers must be from 1"):
+            pipeline.Workers(n)
     started = []
-    monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or None)
+    real_start = pipeline.Workers.start
+    monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or real_start(self, nbytes))
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
-    assert pipeline.Workers(2).start(POOL_MIN_BYTES - 1) is None
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", None)  # a pool started here would fail
     build(raw, tmp_path / "dist", previous=None, workers=2)
     assert started and max(started) < POOL_MIN_BYTES
+
+
+def _die(*args, **kwargs):
+    os._exit(1)  # as a worker killed by the system would
+
+
+def test_a_worker_that_dies_is_reported_with_its_dump(tmp_path, monkeypatch, spawned):
+    """A worker killed (out of memory, say) breaks the pool: the user is told which dump and what
+    to do, in one line, not an internal error."""
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    monkeypatch.setattr(pipeline, "prepare_dump", _die)
+    with pytest.raises(DumpError, match="a worker process stopped while preparing this dump") as caught:
+        build(raw, tmp_path / "dist", previous=None, workers=2)
+    assert caught.value.file == sorted(p.name for p in raw.glob("*.txt"))[0]
+    assert "--workers" in str(caught.value) and not (tmp_path / "dist").exists()
 
 
 def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, spawned):

@@ -152,7 +152,8 @@ def scale_block(result: dict | None) -> str:
     lines = [
         "Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
         "distinct papers, 10% revisions, the rest noisy exact duplicates). The table times our build stage by "
-        "stage (parse and normalize run dump by dump and are summed over the dumps; with worker processes, the workers parse and normalize the next dumps while the main process takes each in turn, and the parse row is its wait for them); its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
+        "stage, in one process, its default (parse and normalize run dump by dump and are summed over the dumps); "
+        "its near-dup row is the whole stage: exact duplicates grouped, SHA-256 of every record's text, "
         "near-duplicate clustering, each version's similarity to its paper's canonical text. The reference "
         "pipeline is what a data engineer would write with the same libraries: read the dumps and split them "
         "into records, NFC and white space, exact duplicates by a dict, datasketch MinHash LSH on the distinct "

@@ -60,7 +60,6 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
 
     from .core.guard import temporary_folder
     from .core.names import holds_release
-    from .core.resources import hub_repo
     from .docs import docs_skipped
     from .hub.plan import make_plan, render_plan
     from .hub.publish import (
@@ -69,6 +68,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
         preconditions,
         stage_problem,
         stage_release,
+        staged_as_copy,
         publish as run_publish,
     )
     from .release.verify import verify as run_verify
@@ -89,8 +89,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
             stage_release(raw, dist, repo_id, staged)
             # Staged for the project's own repository, the release is a copy of dist/, which the
             # standards' validators have just read: the copy is checked against its SHA256SUMS.
-            rendered = repo_id != hub_repo()
-            failures += [f"staged release does not verify: {p}" for p in run_verify(staged, standards=rendered)]
+            failures += [f"staged release does not verify: {p}"
+                         for p in run_verify(staged, standards=not staged_as_copy(repo_id))]
         except PublishError as exc:
             failures.append(str(exc))
         if not get_token():

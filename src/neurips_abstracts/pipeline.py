@@ -1,11 +1,11 @@
-"""The build as stages over columns, one dump at a time: parse, normalize, deduplicate, assemble.
+"""The build as stages over columns, dump by dump: parse, normalize, deduplicate, assemble.
 
 Nothing here reads raw/ or writes dist/: ``ingest/load.py`` reads raw/ at one end, ``release/write.py`` writes
 dist/ at the other. Dumps are taken in their added order (see ``sidecar``), whatever order the
 files were listed in, so the output does not depend on it.
 
 Memory follows the distinct texts, not the raw records. Each dump is parsed and normalized
-alone; its records leave behind a few integers each (numpy columns) and the index of their
+alone (with worker processes, the next few meanwhile); its records leave behind a few integers each (numpy columns) and the index of their
 distinct normalized text (their *version*), so exact duplicates collapse as they arrive. Their
 raw text, the one large per-record column, is spooled to an unnamed temporary file as each dump
 is done and read back a row group at a time when the occurrences table is checked and written.
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .core.config import DEFAULT_WORKERS, POOL_MIN_BYTES, BuildConfig
+from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
+from .core.errors import DumpError
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
 from .dedup.versions import Prepared, Versions, _Grow, prepare_dump
@@ -86,16 +87,17 @@ def _opened(data) -> bytes:
 RENDER_CHUNK = 2_000
 
 
-
-
 class Workers:
     """Worker processes for the per-record work (preparing dumps, rendering plain text): the
     standard library's executor, started only for a build of at least ``min_bytes`` of dumps,
-    and shut down after each stage that uses it (idle workers hold memory). Each task's result is a function of its input alone and results are taken in input order,
-    so the output is the same for any number of workers. ``mp_context`` (default: the
-    platform's start method) lets tests run the pool as spawn does on macOS and Windows."""
+    and shut down after each stage that uses it (idle workers hold memory). Each task's result
+    is a function of its input alone and results are taken in input order, so the output is the
+    same for any number of workers. ``mp_context`` (default: the platform's start method) lets
+    tests run the pool as spawn does on macOS and Windows."""
 
     def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES):
+        if not 1 <= n <= MAX_WORKERS:
+            raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {n}")
         self.n, self.mp_context, self.min_bytes, self.pool = n, mp_context, min_bytes, None
 
     def start(self, nbytes: int):
@@ -127,6 +129,7 @@ def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, s
             yield data, prepare_dump(name, data, *args, stage=stage)
         return
     from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
 
     pending: deque = deque()
     for k, (name, data) in enumerate(order):
@@ -136,11 +139,15 @@ def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, s
         except Exception as exc:  # a dump that cannot be read fails in its turn
             future = Future()
             future.set_exception(exc)
-        pending.append((data, future))
+        pending.append((data, future, name))
         while pending and (len(pending) > workers.n or k == len(order) - 1):
-            data, future = pending.popleft()
+            data, future, name = pending.popleft()
             with stage("parse"):  # and normalize, in the workers: this process waits
-                prepared = future.result()
+                try:
+                    prepared = future.result()
+                except BrokenProcessPool:
+                    raise DumpError(name, "a worker process stopped while preparing this dump (out of memory?): "
+                                          "build with fewer --workers") from None
             yield data, prepared
 
 
@@ -156,7 +163,7 @@ def parse(
     function returning them); ``meta`` each dump's metadata file (None or absent: it has none).
     ``workers`` may prepare dumps in other processes (see ``Workers``), shut down when all are."""
     meta = meta or {}
-    workers = workers or Workers(1)
+    workers = workers or Workers(DEFAULT_WORKERS)
     files = list(files)
     # The order of dumps comes from their facts, and a published dump's facts from the release,
     # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
@@ -363,10 +370,11 @@ def run(
     release), and ids first published or retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered once per dump, and "read" also around hashing the dumps to order them.
-    ``workers`` (default: none) may do per-record work in other processes; they are shut down here.
+    "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
+    dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may do per-record work in other
+    processes; they are shut down here.
     """
-    workers = workers or Workers(1)
+    workers = workers or Workers(DEFAULT_WORKERS)
     try:
         parsed = parse(files, config, meta, previous, stage, workers)
         try:

@@ -61,11 +61,13 @@ class BuildConfig:
 DEFAULT_CONFIG = BuildConfig()
 
 # Not part of the config: how many processes share a build's per-record work changes no output
-# byte. One unless asked for more (``build --workers``). On a quiet 2-core machine 2 workers made a
-# million-record build 1.31x as fast, but with 12% more CPU time in all (pickling, start-up) and a
-# peak of the build's processes together above 3 GiB (2.77 GiB in one process); see
-# benchmarks/scale.py's workers row.
+# byte. One unless asked for more (``build --workers``): on 2 cores, 2 workers make a large build
+# faster but use more CPU time in all (pickling, start-up) and more memory, which at a million
+# records took the build's processes together over the 3 GiB it is held to (the workers rows of
+# benchmarks/README.md's Scale section).
 DEFAULT_WORKERS = 1
+# ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
+MAX_WORKERS = 61
 # A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
 # text rules) costs more than they save on a few megabytes.
 POOL_MIN_BYTES = 32 * 2**20

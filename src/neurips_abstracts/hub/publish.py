@@ -66,15 +66,22 @@ def stage_problem(stage: Path, dist: Path, raw: Path) -> str | None:
     return None
 
 
+def staged_as_copy(repo_id: str) -> bool:
+    """Whether a release for ``repo_id`` is staged as a byte copy of dist/ (the project's own
+    repository), not rendered again for another one."""
+    from ..core.resources import hub_repo
+
+    return repo_id == hub_repo()
+
+
 def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
     """Write into ``out`` the files a publish to ``repo_id`` uploads: a copy of ``dist`` when it was
     built for ``repo_id``, else the same build rendered for ``repo_id``. Its Parquet files must be
     ``dist``'s, byte for byte: only the documents may name another repository."""
     from ..build import build
-    from ..core.resources import hub_repo
     from ..core.schema import TABLES
 
-    if repo_id == hub_repo():
+    if staged_as_copy(repo_id):
         atomic_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist])
         return
     build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint

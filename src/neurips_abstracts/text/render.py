@@ -1,7 +1,6 @@
-"""Plain text, URLs and word count of the papers' canonical abstracts, one process: each
-abstract's result depends on it alone. A process pool over this stage was measured at 1M records
-(benchmarks/scale.py, 1 vs 2 workers on 2 cores) and gained nothing for the whole build, so the
-build has none."""
+"""Plain text, URLs and word count of the papers' canonical abstracts: each abstract's result
+depends on it alone, so the build may render them in chunks in worker processes
+(``pipeline.render_papers``) and get the same output."""
 
 from __future__ import annotations
 
