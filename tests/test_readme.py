@@ -24,3 +24,16 @@ def test_ci_runs_the_readme_test_command_then_the_corpus_suite_then_check():
               ("python -m pytest -m corpus", "python build_dataset.py check")]
     assert steps == sorted(steps)
     assert "set -euo pipefail" in ci[: steps[0]]  # any failing step fails CI
+
+
+def test_stats_line_counts_one_in_the_singular():
+    """The README's stats line for a build of one dump, one record, one paper and one near duplicate."""
+    from neurips_abstracts.docs import stats_block
+
+    manifest = {"dataset_version": "9.9.9", "fingerprint": "f" * 64, "statistics": {
+        "papers": 1, "records": 1, "dumps": 1, "word_count": {"median": 7},
+        "relations": {"exact_duplicate": 0, "near_duplicate": 1}}}
+    assert ("holds **1 paper** from 1 raw record in 1 dump: 0 exact and 1 near duplicate. "
+            "Median abstract length: 7 words.") in stats_block(manifest)
+    manifest["statistics"].update(papers=2, records=3, dumps=2, relations={"exact_duplicate": 1, "near_duplicate": 1})
+    assert "holds **2 papers** from 3 raw records in 2 dumps: 1 exact and 1 near duplicates." in stats_block(manifest)

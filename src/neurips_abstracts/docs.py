@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from .core.names import MANIFEST
+from .core.words import plural
 from .core.resources import CHECKOUT_ROOT, checkout, hub_repo
 from .benchmark_docs import BENCHMARKS_README, benchmark_blocks, headline_block
 from .release.contents import CHANGELOG, DATASHEET, latest_release
@@ -24,10 +25,12 @@ _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*
 def stats_block(manifest: dict) -> str:
     s = manifest["statistics"]
     rel = s["relations"]
+    exact, near = rel["exact_duplicate"], rel["near_duplicate"]
+    duplicates = "duplicate" if exact + near == 1 else "duplicates"  # one noun for both counts
     return (
-        f"The build of `raw/` (version {manifest['dataset_version']}) holds **{s['papers']} papers** "
-        f"from {s['records']} raw records in {s['dumps']} dumps: {rel['exact_duplicate']} exact and "
-        f"{rel['near_duplicate']} near duplicates. Median abstract length: {s['word_count']['median']} "
+        f"The build of `raw/` (version {manifest['dataset_version']}) holds **{plural(s['papers'], 'paper')}** "
+        f"from {plural(s['records'], 'raw record')} in {plural(s['dumps'], 'dump')}: {exact} exact and "
+        f"{near} near {duplicates}. Median abstract length: {s['word_count']['median']} "
         f"words. Build fingerprint `{manifest['fingerprint'][:16]}`.\n"
     )
 
