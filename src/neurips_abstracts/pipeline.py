@@ -5,10 +5,11 @@ dist/ at the other. Dumps are taken in their added order (see ``sidecar``), what
 files were listed in, so the output does not depend on it.
 
 Memory follows the distinct texts, not the raw records. Each dump is parsed and normalized
-alone (with worker processes, the next few meanwhile); its records leave behind a few integers each (numpy columns) and the index of their
-distinct normalized text (their *version*), so exact duplicates collapse as they arrive. Their
-raw text, the one large per-record column, is spooled to an unnamed temporary file as each dump
-is done and read back a row group at a time when the occurrences table is checked and written.
+alone (with worker processes, the next few meanwhile); its records leave behind a few integers
+each (numpy columns) and the index of their distinct normalized text (their *version*), so exact
+duplicates collapse as they arrive. Their raw text, the one large per-record column, is spooled
+to an unnamed temporary file as each dump is done and read back a row group at a time when the
+occurrences table is checked and written.
 """
 
 from __future__ import annotations
@@ -115,7 +116,9 @@ class Workers:
             self.pool = None
 
 
-def _prepared(order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
+def _prepared(
+    order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable
+) -> Iterator[tuple[bytes, Prepared]]:
     """Each dump of ``order`` (``nbytes`` in all) read and prepared (``prepare_dump``), with its
     bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
     + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
