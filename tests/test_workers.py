@@ -4,6 +4,7 @@
 import functools
 import multiprocessing
 import os
+import threading
 
 import pytest
 
@@ -148,3 +149,57 @@ def test_scale_block_tells_workers_one_against_default():
     assert "with 2 worker processes" not in block
     assert ("`build --workers 2` starts no worker process for fewer than 32 MiB of dumps, so it ran in one process "
             "too: 6.2 s against 10.0 s for the same work.") in block
+
+
+class _Made:
+    """A result that notes, when unpickled, whether that happens in the main thread."""
+
+    in_main_thread: list[bool] = []
+
+    def __reduce__(self):
+        return (_made, ())
+
+
+def _made():
+    _Made.in_main_thread.append(threading.current_thread() is threading.main_thread())
+    return _Made()
+
+
+def _prepare_made(*args):
+    return _Made()
+
+
+def _render_made(abstracts):
+    return [_Made() for _ in abstracts]
+
+
+def test_results_from_workers_are_unpickled_in_the_main_thread(monkeypatch):
+    """The executor reads results in a thread of its own: strings unpickled there stay in that
+    thread's malloc arena, which this thread never reuses. Both uses of the pool must hand
+    their results to the main thread as bytes; the plain executor, as a control, does not."""
+    from types import SimpleNamespace
+
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
+
+    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
+    try:
+        pool = workers.start(0)
+        monkeypatch.setattr(_Made, "in_main_thread", [])
+        pool.submit(_prepare_made).result()
+        assert _Made.in_main_thread == [False]  # the control: the executor's thread
+
+        monkeypatch.setattr(_Made, "in_main_thread", [])
+        monkeypatch.setattr(pipeline, "prepare_dump", _prepare_made)
+        prepared = list(pipeline._prepared([("a.txt", b"x"), ("b.txt", b"y")], DEFAULT_CONFIG, workers, 0,
+                                           pipeline.no_timer))
+        assert [type(p) for _, p in prepared] == [_Made, _Made] and _Made.in_main_thread == [True, True]
+
+        monkeypatch.setattr(_Made, "in_main_thread", [])
+        monkeypatch.setattr(pipeline, "render_many", _render_made)
+        monkeypatch.setattr(pipeline, "RENDER_CHUNK", 2)
+        parsed = SimpleNamespace(versions=SimpleNamespace(text=["a", "b", "c"]))
+        dedup = {"papers": [{"canonical_version": v} for v in (2, 0, 1)]}
+        assert len(pipeline.render_papers(parsed, dedup, workers.start(0))) == 3
+        assert _Made.in_main_thread == [True] * 3
+    finally:
+        workers.close()

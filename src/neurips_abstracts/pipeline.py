@@ -15,6 +15,7 @@ occurrences table is checked and written.
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -116,6 +117,20 @@ class Workers:
             self.pool = None
 
 
+def _pickled(fn: Callable, *args) -> bytes:
+    """``fn(*args)``, pickled in the worker process that runs it (see ``_result``)."""
+    return pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _result(future) -> object:
+    """The result of a ``_pickled`` task, unpickled here, in the thread that uses it. The
+    executor reads results in a thread of its own; unpickled there, the many strings of a result
+    would be allocated in that thread's malloc arena, where the memory of those later freed is
+    never reused by this thread: a large build held more memory with workers than without, for
+    the rest of the build. One bytes object per result keeps that thread's part to one block."""
+    return pickle.loads(future.result())
+
+
 def _prepared(
     order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable
 ) -> Iterator[tuple[bytes, Prepared]]:
@@ -138,7 +153,7 @@ def _prepared(
     for k, (name, data) in enumerate(order):
         try:
             data = _opened(data)
-            future = pool.submit(prepare_dump, name, data, *args)
+            future = pool.submit(_pickled, prepare_dump, name, data, *args)
         except Exception as exc:  # a dump that cannot be read fails in its turn
             future = Future()
             future.set_exception(exc)
@@ -147,7 +162,7 @@ def _prepared(
             data, future, name = pending.popleft()
             with stage("parse"):  # and normalize, in the workers: this process waits
                 try:
-                    prepared = future.result()
+                    prepared = _result(future)
                 except BrokenProcessPool:
                     raise DumpError(name, "a worker process stopped while preparing this dump (out of memory?): "
                                           "build with fewer --workers") from None
@@ -307,7 +322,11 @@ def render_papers(parsed: Parsed, dedup: dict, pool=None) -> list[tuple[str, str
     if pool is None:
         return render_many(abstracts)
     chunks = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
-    return [r for rendered in pool.map(render_many, chunks) for r in rendered]
+    futures = deque(pool.submit(_pickled, render_many, chunk) for chunk in chunks)
+    rendered = []
+    while futures:  # each result let go of once taken
+        rendered.extend(_result(futures.popleft()))
+    return rendered
 
 
 def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
