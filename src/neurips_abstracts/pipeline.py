@@ -117,9 +117,9 @@ class Workers:
             self.pool = None
 
 
-def _pickled(fn: Callable, *args) -> bytes:
-    """``fn(*args)``, pickled in the worker process that runs it (see ``_result``)."""
-    return pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+def _pickled(fn: Callable, *args, **kwargs) -> bytes:
+    """``fn(*args, **kwargs)``, pickled in the worker process that runs it (see ``_result``)."""
+    return pickle.dumps(fn(*args, **kwargs), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _result(future) -> object:
