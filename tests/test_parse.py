@@ -180,3 +180,14 @@ def test_quick_byte_test_never_misses_a_bad_character():
         text = f"é—中 {chr(c)} 😀"
         assert _may_hold_bad_character(text) and bad_character(text)[0] == 4
     assert not _may_hold_bad_character("é—中文😀\ufffd\ufeff")
+
+
+@pytest.mark.parametrize(("escape", "column"), [("\\unicode{xD800}", 6), ("\\char0", 6), ("^^@", 6), ("^^^^d800", 6), ("\ufdd0", 6)])
+def test_a_bad_character_in_a_record_is_refused_at_its_line_and_column(escape, column):
+    from neurips_abstracts.ingest.parse import parse_records
+
+    data = f"{HEADER}\n\nFine, with \\emph{{TeX}} and x^2.\n\nWrapped\nover {escape} two.\n".encode()
+    for parse in (parse_dump, parse_records):
+        with pytest.raises(DumpError) as exc:
+            parse("000_x.txt", data)
+        assert (exc.value.line, exc.value.column, exc.value.code) == (6, column, "bad-character")

@@ -117,19 +117,19 @@ class Workers:
 
 
 def _prepared(
-    order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable
+    order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable, sha256: dict[str, str]
 ) -> Iterator[tuple[bytes, Prepared]]:
     """Each dump of ``order`` (``nbytes`` in all) read and prepared (``prepare_dump``), with its
-    bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
-    + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
-    without one."""
+    bytes, in that order (``sha256``: their digests). With a pool, the next dumps are prepared
+    meanwhile, at most its workers + 1 in flight (so in memory) at once; an error is raised when
+    its dump's turn comes, as without one."""
     args = (config.venue, config.year, POSITIONS)
     pool = workers.start(nbytes)
     if pool is None:
         for name, data in order:
             with stage("parse"):
                 data = _opened(data)
-            yield data, prepare_dump(name, data, *args, stage=stage)
+            yield data, prepare_dump(name, data, *args, stage=stage, sha256=sha256[name])
         return
     from concurrent.futures import Future
     from concurrent.futures.process import BrokenProcessPool
@@ -138,7 +138,7 @@ def _prepared(
     for k, (name, data) in enumerate(order):
         try:
             data = _opened(data)
-            future = pool.submit(prepare_dump, name, data, *args)
+            future = pool.submit(prepare_dump, name, data, *args, sha256=sha256[name])
         except Exception as exc:  # a dump that cannot be read fails in its turn
             future = Future()
             future.set_exception(exc)
@@ -170,13 +170,14 @@ def parse(
     files = list(files)
     # The order of dumps comes from their facts, and a published dump's facts from the release,
     # by the dump's bytes (whatever its metadata file now says): each dump is hashed first, one
-    # at a time, so that no more than one dump's bytes are held.
-    known, nbytes = {}, 0
+    # at a time, so that no more than one dump's bytes are held; its parse takes that digest.
+    known, digests, nbytes = {}, {}, 0
     with stage("read"):
         for name, data in sorted(files, key=lambda f: f[0]):
             data = _opened(data)
             nbytes += len(data)
-            known[name] = _check_immutable(name, hashlib.sha256(data).hexdigest(), meta.get(name), previous)
+            digests[name] = hashlib.sha256(data).hexdigest()
+            known[name] = _check_immutable(name, digests[name], meta.get(name), previous)
             del data
     order = sorted(files, key=lambda f: (added_key(known[f[0]]), f[0]))
     crawl_rank = {name: k for k, name in enumerate(sorted(known, key=lambda n: crawl_key(known[n])))}
@@ -186,13 +187,13 @@ def parse(
     positions = {name: _Grow(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = _Grow(np.int32)
     try:
-        for data, prepared in _prepared(order, config, workers, nbytes, stage):
+        for data, prepared in _prepared(order, config, workers, nbytes, stage, digests):
             dump = prepared.dump
             with stage("parse"):
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
-                dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
+                dump_meta[dump.name] = known[dump.name]
                 n = len(prepared.local)
                 for k, column in enumerate(POSITIONS):
                     positions[column].extend(prepared.positions[:, k])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import DumpError
 from ..text.characters import bad_character
@@ -59,16 +59,15 @@ class Dump:
     invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
 
 
-def bad_character_error(name: str, record: RawRecord) -> DumpError | None:
-    """The error for a record holding a character no abstract may hold, written or escaped
-    (:func:`.characters.bad_character`), at its line and column; None for a record without one."""
-    found = bad_character(record.text_raw)
-    if found is None:
-        return None
-    offset, why = found
-    before = record.text_raw[:offset]
-    line = record.line_start + before.count("\n")
-    return DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
+def _check_characters(name: str, raw: str, line_start: int) -> None:
+    """DumpError at its line and column if the record ``raw`` text, from line ``line_start``,
+    holds a character no abstract may hold, written or escaped (:func:`.characters.bad_character`)."""
+    found = bad_character(raw)
+    if found is not None:
+        offset, why = found
+        before = raw[:offset]
+        line = line_start + before.count("\n")
+        raise DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
 
 
 def no_visible_text(name: str, line: int) -> DumpError:
@@ -138,10 +137,32 @@ def _invisible_lines(text: str, gaps: list[tuple[int, int]]) -> tuple[tuple[int,
     return tuple(found)
 
 
-def parse_dump(
-    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
-) -> Dump:
-    """Parse one dump. Raises :class:`DumpError` naming the file and line for bad input."""
+@dataclass(frozen=True)
+class Records:
+    """A dump's records as columns, record k at index k: what a build keeps of them (their raw
+    text stays in the dump's bytes, ``data[byte_start[k]:byte_end[k]]``)."""
+
+    line_start: list[int]
+    line_end: list[int]
+    byte_start: list[int]
+    byte_end: list[int]
+    text: list[str]  # as RawRecord.text
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))  # isascii() is a flag test
+
+
+def parse_records(
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None,
+    sha256: str | None = None,
+) -> tuple[Dump, Records]:
+    """Parse one dump into its facts (a :class:`Dump` without records) and its records as
+    columns. ``sha256``: the digest of ``data`` when the caller has it. Raises
+    :class:`DumpError` naming the file and line for bad input."""
     if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
@@ -153,52 +174,64 @@ def parse_dump(
     header = text if newline < 0 else text[:newline]
     venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
     body_start = len(text) if newline < 0 else newline + 1
-    ascii_only = data.isascii()
-    # Characters before body_start and their UTF-8 bytes, then a cursor walking both forward.
-    char_at, byte_at = body_start, start + (body_start if ascii_only else len(text[:body_start].encode("utf-8")))
-    line_at = 2
+    # A cursor walking forward from one record's end to the next: its character offset, byte
+    # offset and line. Byte lengths come from the characters unless a stretch is not ASCII.
+    at, byte_at, line_at = body_start, start + _utf8_len(text[:body_start]), 2
     gaps = []  # the blank lines between records that may hold invisible characters
-    gap_start = body_start
-
-    records: list[RawRecord] = []
+    line_start, line_end, byte_start, byte_end, joined = [], [], [], [], []
     for m in _RECORD_RE.finditer(text, body_start):
         s, e = m.span()
-        if not text[gap_start:s].isascii():
-            gaps.append((gap_start, s))
-        gap_start = e
+        gap = text[at:s]
+        if gap.isascii():
+            byte_at += len(gap)
+        else:
+            gaps.append((at, s))
+            byte_at += len(gap.encode("utf-8"))
+        line_at += gap.count("\n")
         if text[e - 1 : e] == "\n":
             e -= 1
         if text[e - 1 : e] == "\r":
             e -= 1
         raw = text[s:e]
-        line_at += text.count("\n", char_at, s)
-        if ascii_only:
-            byte_start = start + s
-            byte_end = start + e
+        if raw.isascii():
+            size = len(raw)
+            # Every escape bad_character looks for in ASCII holds one of these (one-character
+            # searches are the cheap ones).
+            if "\\" in raw or "^" in raw:
+                _check_characters(name, raw, line_at)
         else:
-            byte_start = byte_at + len(text[char_at:s].encode("utf-8"))
-            byte_end = byte_start + len(raw.encode("utf-8"))
-        breaks = raw.count("\n")
-        if breaks:
-            joined = " ".join(line.strip() for line in raw.split("\n"))
+            size = len(raw.encode("utf-8"))
+            _check_characters(name, raw, line_at)
+        line_start.append(line_at)
+        byte_start.append(byte_at)
+        # lines stripped and joined with one space: hard wraps undone, nothing else touched
+        if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
+            joined.append(raw.strip())
         else:
-            joined = raw.strip()
-            if joined == raw:
-                joined = raw  # one object, not two equal strings, for the usual single clean line
-        record = RawRecord(
-            record_index=len(records), line_start=line_at, line_end=line_at + breaks,
-            byte_start=byte_start, byte_end=byte_end, text_raw=raw, text=joined,
-        )
-        records.append(record)
-        if not raw.isascii() or "\\" in raw or "^^" in raw:  # bad_character's own test, without the call
-            if problem := bad_character_error(name, record):
-                raise problem
-        char_at, byte_at = s, byte_start
-    if not records:
+            lines = raw.split("\n")
+            joined.append(" ".join([line.strip() for line in lines]))
+            line_at += len(lines) - 1
+        at, byte_at = e, byte_at + size
+        line_end.append(line_at)
+        byte_end.append(byte_at)
+    if not joined:
         raise DumpError(name, "header only: the dump holds no abstracts", 1)
-    if not text[gap_start:].isascii():
-        gaps.append((gap_start, len(text)))
-    return Dump(
-        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records),
-        n_records=len(records), invisible_lines=_invisible_lines(text, gaps),
+    if not text[at:].isascii():
+        gaps.append((at, len(text)))
+    dump = Dump(
+        name=name, sha256=sha256 or hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
+        n_records=len(joined), invisible_lines=_invisible_lines(text, gaps),
     )
+    return dump, Records(line_start, line_end, byte_start, byte_end, joined)
+
+
+def parse_dump(
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+) -> Dump:
+    """Parse one dump, its records as :class:`RawRecord` objects (see ``parse_records``)."""
+    dump, records = parse_records(name, data, expected_venue, expected_year)
+    spans = zip(records.line_start, records.line_end, records.byte_start, records.byte_end, records.text)
+    return replace(dump, records=tuple(
+        RawRecord(k, line_start, line_end, byte_start, byte_end, data[byte_start:byte_end].decode("utf-8"), text)
+        for k, (line_start, line_end, byte_start, byte_end, text) in enumerate(spans)
+    ))
