@@ -59,15 +59,17 @@ class Dump:
     invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
 
 
-def _check_characters(name: str, raw: str, line_start: int) -> None:
-    """DumpError at its line and column if the record ``raw`` text, from line ``line_start``,
-    holds a character no abstract may hold, written or escaped (:func:`.characters.bad_character`)."""
+def bad_character_error(name: str, raw: str, line_start: int) -> DumpError | None:
+    """The error, at its line and column, for the record ``raw`` text, from line ``line_start``,
+    if it holds a character no abstract may hold, written or escaped
+    (:func:`.characters.bad_character`); None for a record without one."""
     found = bad_character(raw)
-    if found is not None:
-        offset, why = found
-        before = raw[:offset]
-        line = line_start + before.count("\n")
-        raise DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
+    if found is None:
+        return None
+    offset, why = found
+    before = raw[:offset]
+    line = line_start + before.count("\n")
+    return DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
 
 
 def no_visible_text(name: str, line: int) -> DumpError:
@@ -81,14 +83,18 @@ def _locate(data: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def _decode(name: str, data: bytes) -> str:
+def _decode(name: str, data: bytes, start: int = 0, end: int | None = None) -> str:
+    """``data[start:end]`` decoded; DumpError at the first bad byte. Every bad byte is reported
+    as a decoding of the whole file reports it, as long as the piece ends at a line end (a
+    newline is never part of a UTF-8 sequence) or at the file's end."""
     try:
-        return data.decode("utf-8")
+        return data[start:end].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, column = _locate(data, exc.start)
-        bad = data[exc.start : exc.end].hex(" ")
+        at = start + exc.start
+        line, column = _locate(data, at)
+        bad = data[at : start + exc.end].hex(" ")
         raise DumpError(
-            name, f"invalid UTF-8 ({exc.reason}) at byte {exc.start} (0x{bad}); save the file as UTF-8", line, column
+            name, f"invalid UTF-8 ({exc.reason}) at byte {at} (0x{bad}); save the file as UTF-8", line, column
         ) from None
 
 
@@ -125,16 +131,25 @@ def parse_header(name: str, line: str, expected_venue: str | None, expected_year
 _RECORD_RE = re.compile(f"^(?:[^\\n]*[^\\n\\s{INVISIBLE}][^\\n]*(?:\\n|\\Z))+", re.MULTILINE)
 
 
-def _invisible_lines(text: str, gaps: list[tuple[int, int]]) -> tuple[tuple[int, str], ...]:
+def _invisible_lines(text: str, gaps: list[tuple[int, int]], first_line: int = 1) -> list[tuple[int, str]]:
     """(line, its characters) of each line in the spans ``gaps`` of ``text`` (whole lines
-    between records) that holds only invisible characters and white space, one of them invisible."""
+    between records; ``text`` starts at line ``first_line``) that holds only invisible
+    characters and white space, one of them invisible."""
     found = []
     for start, end in gaps:
-        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + 1):
+        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + first_line):
             stripped = line.strip()
             if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
                 found.append((number, stripped))
-    return tuple(found)
+    return found
+
+
+# The record rule read on the bytes: a run of blank lines, from the line end before it, where a
+# blank line holds only ASCII white space (as \s reads it). A line holding other bytes than those
+# is a record line, or, if it holds non-ASCII bytes, may be one: the record rule above, on the
+# decoded text, settles those. Starting with a newline, the expression is tried at line ends only.
+_ASCII_BLANK = bytes(c for c in range(128) if c != 10 and _INVISIBLE_LINE_RE.fullmatch(chr(c)))
+_GAP_RE = re.compile(rb"\n(?:[" + re.escape(_ASCII_BLANK) + rb"]*(?:\n|\Z))+")
 
 
 @dataclass(frozen=True)
@@ -152,10 +167,6 @@ class Records:
         return len(self.text)
 
 
-def _utf8_len(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))  # isascii() is a flag test
-
-
 def parse_records(
     name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None,
     sha256: str | None = None,
@@ -166,63 +177,93 @@ def parse_records(
     if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
-    text = _decode(name, data)  # validates the whole file, reporting the first bad byte
     start = len(BOM) if data.startswith(BOM) else 0
-    if start:
-        text = text[1:]
-    newline = text.find("\n")
-    header = text if newline < 0 else text[:newline]
+    newline = data.find(b"\n", start)
+    header = _decode(name, data, start, None if newline < 0 else newline + 1).rstrip("\n")
+    body_start = len(data) if newline < 0 else newline + 1
+    # The file is decoded a run of record lines at a time, in order, so its first bad byte is
+    # found first; a bad header or a bad character is reported only once the whole file decodes.
+    out = _Records(name, data)
+    pos, line_at = body_start, 2  # a byte offset at a line start and its line
+    for gap in _GAP_RE.finditer(data, max(body_start - 1, start)):
+        end = gap.start()
+        if end > pos:
+            line_at = out.add(pos, end, line_at)
+        line_at += data.count(b"\n", max(end, pos), gap.end())
+        pos = gap.end()
+    if pos < len(data):
+        out.add(pos, len(data), line_at)
     venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
-    body_start = len(text) if newline < 0 else newline + 1
-    # A cursor walking forward from one record's end to the next: its character offset, byte
-    # offset and line. Byte lengths come from the characters unless a stretch is not ASCII.
-    at, byte_at, line_at = body_start, start + _utf8_len(text[:body_start]), 2
-    gaps = []  # the blank lines between records that may hold invisible characters
-    line_start, line_end, byte_start, byte_end, joined = [], [], [], [], []
-    for m in _RECORD_RE.finditer(text, body_start):
-        s, e = m.span()
-        gap = text[at:s]
-        if gap.isascii():
-            byte_at += len(gap)
-        else:
-            gaps.append((at, s))
-            byte_at += len(gap.encode("utf-8"))
-        line_at += gap.count("\n")
-        if text[e - 1 : e] == "\n":
-            e -= 1
-        if text[e - 1 : e] == "\r":
-            e -= 1
-        raw = text[s:e]
-        if raw.isascii():
-            size = len(raw)
-            # Every escape bad_character looks for in ASCII holds one of these (one-character
-            # searches are the cheap ones).
-            if "\\" in raw or "^" in raw:
-                _check_characters(name, raw, line_at)
-        else:
-            size = len(raw.encode("utf-8"))
-            _check_characters(name, raw, line_at)
-        line_start.append(line_at)
-        byte_start.append(byte_at)
-        # lines stripped and joined with one space: hard wraps undone, nothing else touched
-        if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
-            joined.append(raw.strip())
-        else:
-            lines = raw.split("\n")
-            joined.append(" ".join([line.strip() for line in lines]))
-            line_at += len(lines) - 1
-        at, byte_at = e, byte_at + size
-        line_end.append(line_at)
-        byte_end.append(byte_at)
-    if not joined:
+    if out.bad is not None:
+        raise out.bad
+    if not out.text:
         raise DumpError(name, "header only: the dump holds no abstracts", 1)
-    if not text[at:].isascii():
-        gaps.append((at, len(text)))
     dump = Dump(
         name=name, sha256=sha256 or hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
-        n_records=len(joined), invisible_lines=_invisible_lines(text, gaps),
+        n_records=len(out.text), invisible_lines=tuple(out.invisible),
     )
-    return dump, Records(line_start, line_end, byte_start, byte_end, joined)
+    return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)
+
+
+class _Records:
+    """The columns of a dump's records as its runs of record lines are added, in order."""
+
+    def __init__(self, name: str, data: bytes):
+        self.name, self.data = name, data
+        self.line_start, self.line_end, self.byte_start, self.byte_end, self.text = [], [], [], [], []
+        self.invisible: list[tuple[int, str]] = []
+        self.bad: DumpError | None = None  # the first record's bad character
+
+    def add(self, start: int, end: int, line: int) -> int:
+        """Add the lines ``data[start:end]`` (``end`` at a line end or the file's end), from line
+        ``line``; the line ``end`` is on."""
+        data = self.data
+        stop = end - 1 if data[end - 1] == 13 else end  # "\r"
+        try:
+            raw = data[start:stop].decode("utf-8")
+        except UnicodeDecodeError:  # reported where a decoding of the whole file reports it
+            _decode(self.name, data, start, end + 1)
+            raise
+        if raw.isascii():  # one record: every line holds a byte that is not white space
+            return self._record(raw, start, stop, line)
+        whole = _RECORD_RE.match(raw)
+        if whole and whole.end() == len(raw):
+            return self._record(raw, start, stop, line)
+        # Some lines hold only invisible characters: records and blank lines as the rule says.
+        at, byte_at, line_at, gaps = 0, start, line, []
+        for m in _RECORD_RE.finditer(raw):
+            s, e = m.span()
+            gaps.append((at, s))
+            byte_at += len(raw[at:s].encode("utf-8"))
+            line_at += raw.count("\n", at, s)
+            if raw[e - 1 : e] == "\n":
+                e -= 1
+            if raw[e - 1 : e] == "\r":
+                e -= 1
+            size = len(raw[s:e].encode("utf-8"))
+            line_at = self._record(raw[s:e], byte_at, byte_at + size, line_at)
+            at, byte_at = e, byte_at + size
+        gaps.append((at, len(raw)))
+        self.invisible += _invisible_lines(raw, gaps, line)
+        return line + raw.count("\n")
+
+    def _record(self, raw: str, byte_start: int, byte_end: int, line: int) -> int:
+        if self.bad is None and (not raw.isascii() or "\\" in raw or "^" in raw):
+            # Every escape bad_character looks for in ASCII holds one of these (one-character
+            # searches are the cheap ones).
+            self.bad = bad_character_error(self.name, raw, line)
+        self.line_start.append(line)
+        self.byte_start.append(byte_start)
+        self.byte_end.append(byte_end)
+        # lines stripped and joined with one space: hard wraps undone, nothing else touched
+        if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
+            self.text.append(raw.strip())
+        else:
+            lines = raw.split("\n")
+            self.text.append(" ".join([line.strip() for line in lines]))
+            line += len(lines) - 1
+        self.line_end.append(line)
+        return line
 
 
 def parse_dump(
