@@ -357,23 +357,21 @@ def test_a_change_in_how_dumps_split_into_records_moves_no_id(tmp_path, monkeypa
     it splits them."""
     import dataclasses
 
-    from neurips_abstracts.ingest.parse import RawRecord
+    from neurips_abstracts.ingest.parse import Records
 
     raw = tmp_path / "raw"
     raw.mkdir()
     texts = [abstract(i) for i in range(300, 304)]
     add_dump(write_file(tmp_path / "a.txt", texts), raw, added="2026-11-01")
-    real_parse = versions.parse_dump  # where the build parses each dump
+    real_parse = versions.parse_records  # where the build parses each dump
 
     def glued(name, data, *args):
-        dump = real_parse(name, data, *args)
-        a, b, *rest = dump.records
-        one = RawRecord(0, a.line_start, b.line_end, a.byte_start, b.byte_end,
-                        data[a.byte_start:b.byte_end].decode(), f"{a.text} {b.text}")
-        rest = [dataclasses.replace(r, record_index=k + 1) for k, r in enumerate(rest)]
-        return dataclasses.replace(dump, records=(one, *rest), n_records=len(rest) + 1)
+        dump, r = real_parse(name, data, *args)
+        one = Records([r.line_start[0], *r.line_start[2:]], r.line_end[1:], [r.byte_start[0], *r.byte_start[2:]],
+                      r.byte_end[1:], [f"{r.text[0]} {r.text[1]}", *r.text[2:]])  # the first two records as one
+        return dataclasses.replace(dump, n_records=len(one)), one
 
-    monkeypatch.setattr(versions, "parse_dump", glued)
+    monkeypatch.setattr(versions, "parse_records", glued)
     build(raw, tmp_path / "old", previous=None)
     monkeypatch.undo()
     old = papers(tmp_path / "old")

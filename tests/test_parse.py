@@ -180,3 +180,31 @@ def test_quick_byte_test_never_misses_a_bad_character():
         text = f"é—中 {chr(c)} 😀"
         assert _may_hold_bad_character(text) and bad_character(text)[0] == 4
     assert not _may_hold_bad_character("é—中文😀\ufffd\ufeff")
+
+
+@pytest.mark.parametrize(("escape", "column"), [("\\unicode{xD800}", 6), ("\\char0", 6), ("^^@", 6), ("^^^^d800", 6), ("\ufdd0", 6)])
+def test_a_bad_character_in_a_record_is_refused_at_its_line_and_column(escape, column):
+    from neurips_abstracts.ingest.parse import parse_records
+
+    data = f"{HEADER}\n\nFine, with \\emph{{TeX}} and x^2.\n\nWrapped\nover {escape} two.\n".encode()
+    for parse in (parse_dump, parse_records):
+        with pytest.raises(DumpError) as exc:
+            parse("000_x.txt", data)
+        assert (exc.value.line, exc.value.column, exc.value.code) == (6, column, "bad-character")
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(st.one_of(_messy_char, st.just("\n"), st.just("\r\n"), st.just("\n\n")), max_size=40),
+       cut=st.integers(0, 40), bad=st.sampled_from([b"\xff", b"\xc3", b"\xe2\x80", b"\xf0\x9f\x98", b"\xed\xa0\x80", b"\x80"]),
+       year=st.sampled_from([2026, 2023]))
+def test_invalid_utf8_is_reported_at_the_byte_a_whole_file_decoding_finds_first(body, cut, bad, year):
+    """The parser decodes a run of record lines at a time: the first bad byte it reports, and
+    how, is the one that decoding the whole file reports, before a wrong header is."""
+    text = "".join(body)
+    data = f"NeurIPS {year} 论文列表\n".encode() + text[:cut].encode() + bad + text[cut:].encode() + b"\nLast."
+    with pytest.raises(UnicodeDecodeError) as whole:
+        data.decode("utf-8")
+    with pytest.raises(DumpError) as exc:
+        parse_dump("000_x.txt", data, "NeurIPS", 2026)
+    assert f"invalid UTF-8 ({whole.value.reason}) at byte {whole.value.start} " in exc.value.message
+    assert exc.value.line == data.count(b"\n", 0, whole.value.start) + 1

@@ -135,9 +135,9 @@ def _prepared(
     order: list, config: BuildConfig, workers: Workers, nbytes: int, stage: Callable
 ) -> Iterator[tuple[bytes, Prepared]]:
     """Each dump of ``order`` (``nbytes`` in all) read and prepared (``prepare_dump``), with its
-    bytes, in that order. With a pool, the next dumps are prepared meanwhile, at most its workers
-    + 1 in flight (so in memory) at once; an error is raised when its dump's turn comes, as
-    without one."""
+    bytes, in that order. Each is hashed again as it is parsed, so a file changed since the read
+    pass is caught. With a pool, the next dumps are prepared meanwhile, at most its workers + 1 in
+    flight (so in memory) at once; an error is raised when its dump's turn comes, as without one."""
     args = (config.venue, config.year, POSITIONS)
     pool = workers.start(nbytes)
     if pool is None:
@@ -207,7 +207,7 @@ def parse(
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
-                dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
+                dump_meta[dump.name] = known[dump.name]
                 n = len(prepared.local)
                 for k, column in enumerate(POSITIONS):
                     positions[column].extend(prepared.positions[:, k])

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
-from operator import attrgetter
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..ingest.parse import Dump, no_visible_text, parse_dump
+from ..ingest.parse import Dump, no_visible_text, parse_records
 from ..text.normalize import normalize
 
 
@@ -57,15 +56,15 @@ def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[s
     "parse" and "normalize" (in this process)."""
     stage = stage or (lambda _: nullcontext())
     with stage("parse"):
-        dump = parse_dump(name, data, venue, year)
-        records = dump.records
-        positions = np.array(list(map(attrgetter(*columns), records)), dtype=np.int64).reshape(-1, len(columns))
+        dump, records = parse_records(name, data, venue, year)
+        positions = np.array([np.arange(len(records)) if c == "record_index" else getattr(records, c) for c in columns],
+                             dtype=np.int64).T.reshape(-1, len(columns))
     with stage("normalize"):
-        texts, first, local = _distinct(name, records)
-    return Prepared(replace(dump, records=()), positions, texts, np.array(first, dtype=np.int64), local)
+        texts, first, local = _distinct(name, records.text, records.line_start)
+    return Prepared(dump, positions, texts, np.array(first, dtype=np.int64), local)
 
 
-def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
+def _distinct(name: str, records: list[str], line_start: list[int]) -> tuple[list[str], list[int], np.ndarray]:
     """The distinct normalized texts of a dump's records, the record where each first appears,
     and each record's text (index)."""
     index: dict[str, int] = {}
@@ -76,14 +75,13 @@ def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
     texts: list[str] = []
     first: list[int] = []
     local = np.empty(len(records), dtype=np.int32)
-    for k, r in enumerate(records):
-        raw = r.text
+    for k, raw in enumerate(records):
         ascii_only = raw.isascii()
         t = None if ascii_only else of_raw.get(raw)
         if t is None:
             fixed = normalize(raw)
             if not fixed:
-                raise no_visible_text(name, r.line_start)
+                raise no_visible_text(name, line_start[k])
             t = index.get(fixed)
             if t is None:
                 t = index[fixed] = len(texts)

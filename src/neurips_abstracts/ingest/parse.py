@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import DumpError
 from ..text.characters import bad_character
@@ -59,15 +59,16 @@ class Dump:
     invisible_lines: tuple[tuple[int, str], ...] = ()  # (line, its characters): lines taken as blank
 
 
-def bad_character_error(name: str, record: RawRecord) -> DumpError | None:
-    """The error for a record holding a character no abstract may hold, written or escaped
-    (:func:`.characters.bad_character`), at its line and column; None for a record without one."""
-    found = bad_character(record.text_raw)
+def bad_character_error(name: str, raw: str, line_start: int) -> DumpError | None:
+    """The error, at its line and column, for the record ``raw`` text, from line ``line_start``,
+    if it holds a character no abstract may hold, written or escaped
+    (:func:`.characters.bad_character`); None for a record without one."""
+    found = bad_character(raw)
     if found is None:
         return None
     offset, why = found
-    before = record.text_raw[:offset]
-    line = record.line_start + before.count("\n")
+    before = raw[:offset]
+    line = line_start + before.count("\n")
     return DumpError(name, why, line, offset - before.rfind("\n"), code="bad-character")
 
 
@@ -82,14 +83,18 @@ def _locate(data: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def _decode(name: str, data: bytes) -> str:
+def _decode(name: str, data: bytes, start: int = 0, end: int | None = None) -> str:
+    """``data[start:end]`` decoded; DumpError at the first bad byte. Every bad byte is reported
+    as a decoding of the whole file reports it, as long as the piece ends at a line end (a
+    newline is never part of a UTF-8 sequence) or at the file's end."""
     try:
-        return data.decode("utf-8")
+        return data[start:end].decode("utf-8")
     except UnicodeDecodeError as exc:
-        line, column = _locate(data, exc.start)
-        bad = data[exc.start : exc.end].hex(" ")
+        at = start + exc.start
+        line, column = _locate(data, at)
+        bad = data[at : start + exc.end].hex(" ")
         raise DumpError(
-            name, f"invalid UTF-8 ({exc.reason}) at byte {exc.start} (0x{bad}); save the file as UTF-8", line, column
+            name, f"invalid UTF-8 ({exc.reason}) at byte {at} (0x{bad}); save the file as UTF-8", line, column
         ) from None
 
 
@@ -126,79 +131,146 @@ def parse_header(name: str, line: str, expected_venue: str | None, expected_year
 _RECORD_RE = re.compile(f"^(?:[^\\n]*[^\\n\\s{INVISIBLE}][^\\n]*(?:\\n|\\Z))+", re.MULTILINE)
 
 
-def _invisible_lines(text: str, gaps: list[tuple[int, int]]) -> tuple[tuple[int, str], ...]:
+def _invisible_lines(text: str, gaps: list[tuple[int, int]], first_line: int = 1) -> list[tuple[int, str]]:
     """(line, its characters) of each line in the spans ``gaps`` of ``text`` (whole lines
-    between records) that holds only invisible characters and white space, one of them invisible."""
+    between records; ``text`` starts at line ``first_line``) that holds only invisible
+    characters and white space, one of them invisible."""
     found = []
     for start, end in gaps:
-        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + 1):
+        for number, line in enumerate(text[start:end].split("\n"), start=text.count("\n", 0, start) + first_line):
             stripped = line.strip()
             if stripped and not stripped.isascii() and _INVISIBLE_LINE_RE.fullmatch(stripped):
                 found.append((number, stripped))
-    return tuple(found)
+    return found
+
+
+# The record rule read on the bytes: a run of blank lines, from the line end before it, where a
+# blank line holds only ASCII white space (as \s reads it). A line holding other bytes than those
+# is a record line, or, if it holds non-ASCII bytes, may be one: the record rule above, on the
+# decoded text, settles those. Starting with a newline, the expression is tried at line ends only.
+_ASCII_BLANK = bytes(c for c in range(128) if c != 10 and _INVISIBLE_LINE_RE.fullmatch(chr(c)))
+_GAP_RE = re.compile(rb"\n(?:[" + re.escape(_ASCII_BLANK) + rb"]*(?:\n|\Z))+")
+
+
+@dataclass(frozen=True)
+class Records:
+    """A dump's records as columns, record k at index k: what a build keeps of them (their raw
+    text stays in the dump's bytes, ``data[byte_start[k]:byte_end[k]]``)."""
+
+    line_start: list[int]
+    line_end: list[int]
+    byte_start: list[int]
+    byte_end: list[int]
+    text: list[str]  # as RawRecord.text
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+
+def parse_records(
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+) -> tuple[Dump, Records]:
+    """Parse one dump into its facts (a :class:`Dump` without records) and its records as
+    columns. Raises :class:`DumpError` naming the file and line for bad input."""
+    if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
+        raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
+    _check_binary(name, data)
+    start = len(BOM) if data.startswith(BOM) else 0
+    newline = data.find(b"\n", start)
+    header = _decode(name, data, start, None if newline < 0 else newline + 1).rstrip("\n")
+    body_start = len(data) if newline < 0 else newline + 1
+    # The file is decoded a run of record lines at a time, in order, so its first bad byte is
+    # found first; a bad header or a bad character is reported only once the whole file decodes.
+    out = _Records(name, data)
+    pos, line_at = body_start, 2  # a byte offset at a line start and its line
+    for gap in _GAP_RE.finditer(data, max(body_start - 1, start)):
+        end = gap.start()
+        if end > pos:
+            line_at = out.add(pos, end, line_at)
+        line_at += data.count(b"\n", max(end, pos), gap.end())
+        pos = gap.end()
+    if pos < len(data):
+        out.add(pos, len(data), line_at)
+    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
+    if out.bad is not None:
+        raise out.bad
+    if not out.text:
+        raise DumpError(name, "header only: the dump holds no abstracts", 1)
+    dump = Dump(
+        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
+        n_records=len(out.text), invisible_lines=tuple(out.invisible),
+    )
+    return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)
+
+
+class _Records:
+    """The columns of a dump's records as its runs of record lines are added, in order."""
+
+    def __init__(self, name: str, data: bytes):
+        self.name, self.data = name, data
+        self.line_start, self.line_end, self.byte_start, self.byte_end, self.text = [], [], [], [], []
+        self.invisible: list[tuple[int, str]] = []
+        self.bad: DumpError | None = None  # the first record's bad character
+
+    def add(self, start: int, end: int, line: int) -> int:
+        """Add the lines ``data[start:end]`` (``end`` at a line end or the file's end), from line
+        ``line``; the line ``end`` is on."""
+        data = self.data
+        stop = end - 1 if data[end - 1] == 13 else end  # "\r"
+        try:
+            raw = data[start:stop].decode("utf-8")
+        except UnicodeDecodeError:  # reported where a decoding of the whole file reports it
+            _decode(self.name, data, start, end + 1)
+            raise
+        if raw.isascii():  # one record: every line holds a byte that is not white space
+            return self._record(raw, start, stop, line)
+        whole = _RECORD_RE.match(raw)
+        if whole and whole.end() == len(raw):
+            return self._record(raw, start, stop, line)
+        # Some lines hold only invisible characters: records and blank lines as the rule says.
+        at, byte_at, line_at, gaps = 0, start, line, []
+        for m in _RECORD_RE.finditer(raw):
+            s, e = m.span()
+            gaps.append((at, s))
+            byte_at += len(raw[at:s].encode("utf-8"))
+            line_at += raw.count("\n", at, s)
+            if raw[e - 1 : e] == "\n":
+                e -= 1
+            if raw[e - 1 : e] == "\r":
+                e -= 1
+            size = len(raw[s:e].encode("utf-8"))
+            line_at = self._record(raw[s:e], byte_at, byte_at + size, line_at)
+            at, byte_at = e, byte_at + size
+        gaps.append((at, len(raw)))
+        self.invisible += _invisible_lines(raw, gaps, line)
+        return line + raw.count("\n")
+
+    def _record(self, raw: str, byte_start: int, byte_end: int, line: int) -> int:
+        if self.bad is None and (not raw.isascii() or "\\" in raw or "^" in raw):
+            # Every escape bad_character looks for in ASCII holds one of these (one-character
+            # searches are the cheap ones).
+            self.bad = bad_character_error(self.name, raw, line)
+        self.line_start.append(line)
+        self.byte_start.append(byte_start)
+        self.byte_end.append(byte_end)
+        # lines stripped and joined with one space: hard wraps undone, nothing else touched
+        if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
+            self.text.append(raw.strip())
+        else:
+            lines = raw.split("\n")
+            self.text.append(" ".join([line.strip() for line in lines]))
+            line += len(lines) - 1
+        self.line_end.append(line)
+        return line
 
 
 def parse_dump(
     name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
 ) -> Dump:
-    """Parse one dump. Raises :class:`DumpError` naming the file and line for bad input."""
-    if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
-        raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
-    _check_binary(name, data)
-    text = _decode(name, data)  # validates the whole file, reporting the first bad byte
-    start = len(BOM) if data.startswith(BOM) else 0
-    if start:
-        text = text[1:]
-    newline = text.find("\n")
-    header = text if newline < 0 else text[:newline]
-    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
-    body_start = len(text) if newline < 0 else newline + 1
-    ascii_only = data.isascii()
-    # Characters before body_start and their UTF-8 bytes, then a cursor walking both forward.
-    char_at, byte_at = body_start, start + (body_start if ascii_only else len(text[:body_start].encode("utf-8")))
-    line_at = 2
-    gaps = []  # the blank lines between records that may hold invisible characters
-    gap_start = body_start
-
-    records: list[RawRecord] = []
-    for m in _RECORD_RE.finditer(text, body_start):
-        s, e = m.span()
-        if not text[gap_start:s].isascii():
-            gaps.append((gap_start, s))
-        gap_start = e
-        if text[e - 1 : e] == "\n":
-            e -= 1
-        if text[e - 1 : e] == "\r":
-            e -= 1
-        raw = text[s:e]
-        line_at += text.count("\n", char_at, s)
-        if ascii_only:
-            byte_start = start + s
-            byte_end = start + e
-        else:
-            byte_start = byte_at + len(text[char_at:s].encode("utf-8"))
-            byte_end = byte_start + len(raw.encode("utf-8"))
-        breaks = raw.count("\n")
-        if breaks:
-            joined = " ".join(line.strip() for line in raw.split("\n"))
-        else:
-            joined = raw.strip()
-            if joined == raw:
-                joined = raw  # one object, not two equal strings, for the usual single clean line
-        record = RawRecord(
-            record_index=len(records), line_start=line_at, line_end=line_at + breaks,
-            byte_start=byte_start, byte_end=byte_end, text_raw=raw, text=joined,
-        )
-        records.append(record)
-        if not raw.isascii() or "\\" in raw or "^^" in raw:  # bad_character's own test, without the call
-            if problem := bad_character_error(name, record):
-                raise problem
-        char_at, byte_at = s, byte_start
-    if not records:
-        raise DumpError(name, "header only: the dump holds no abstracts", 1)
-    if not text[gap_start:].isascii():
-        gaps.append((gap_start, len(text)))
-    return Dump(
-        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=tuple(records),
-        n_records=len(records), invisible_lines=_invisible_lines(text, gaps),
-    )
+    """Parse one dump, its records as :class:`RawRecord` objects (see ``parse_records``)."""
+    dump, records = parse_records(name, data, expected_venue, expected_year)
+    spans = zip(records.line_start, records.line_end, records.byte_start, records.byte_end, records.text)
+    return replace(dump, records=tuple(
+        RawRecord(k, line_start, line_end, byte_start, byte_end, data[byte_start:byte_end].decode("utf-8"), text)
+        for k, (line_start, line_end, byte_start, byte_end, text) in enumerate(spans)
+    ))
