@@ -7,6 +7,7 @@ duplicates collapse as they arrive and memory follows the distinct texts, not th
 from __future__ import annotations
 
 import hashlib
+import sys
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from operator import attrgetter
@@ -65,32 +66,53 @@ def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[s
     return Prepared(replace(dump, records=()), positions, texts, np.array(first, dtype=np.int64), local)
 
 
+class _Memo:
+    """``normalize`` remembered, up to ``max_bytes`` of texts (then it starts again, empty).
+
+    Copies of an abstract are spread over the dumps, so the memo outlives a dump: about half of
+    the records of a build are copies of a text met before. ``normalize`` is pure, so a memo
+    cannot change a result; each process that normalizes (each worker) has its own."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.of: dict[str, str] = {}
+        self.nbytes = 0
+
+    def __call__(self, raw: str) -> str:
+        fixed = self.of.get(raw)
+        if fixed is None:
+            fixed = normalize(raw)
+            # Printable, single-spaced ASCII is its own normalized text: one string, counted once.
+            size = sys.getsizeof(raw) + (0 if fixed is raw else sys.getsizeof(fixed))
+            if self.nbytes + size > self.max_bytes:
+                self.of.clear()
+                self.nbytes = 0
+            self.of[raw] = fixed
+            self.nbytes += size
+        return fixed
+
+
+# 256 MiB of texts: all the distinct texts of a 100k-record build (about 100 MiB), a
+# tenth of a 1M-record one's, whose copies are spread over its 100 dumps.
+_normalized = _Memo(256 << 20)
+
+
 def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
     """The distinct normalized texts of a dump's records, the record where each first appears,
     and each record's text (index)."""
     index: dict[str, int] = {}
-    # Raw texts that need ftfy and Unicode work map straight to their text: a dump repeats the
-    # same mojibake or decomposed text, and normalizing it again costs a hundred times more than
-    # the look-up. Printable ASCII takes normalize's shortcut and needs no memory here.
-    of_raw: dict[str, int] = {}
     texts: list[str] = []
     first: list[int] = []
     local = np.empty(len(records), dtype=np.int32)
     for k, r in enumerate(records):
-        raw = r.text
-        ascii_only = raw.isascii()
-        t = None if ascii_only else of_raw.get(raw)
+        fixed = _normalized(r.text)
+        if not fixed:
+            raise no_visible_text(name, r.line_start)
+        t = index.get(fixed)
         if t is None:
-            fixed = normalize(raw)
-            if not fixed:
-                raise no_visible_text(name, r.line_start)
-            t = index.get(fixed)
-            if t is None:
-                t = index[fixed] = len(texts)
-                texts.append(fixed)
-                first.append(k)
-            if not ascii_only:
-                of_raw[raw] = t
+            t = index[fixed] = len(texts)
+            texts.append(fixed)
+            first.append(k)
         local[k] = t
     return texts, first, local
 
