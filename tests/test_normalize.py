@@ -102,10 +102,10 @@ def test_records_collapse_into_versions_as_dumps_arrive():
 def test_memo_gives_normalize_and_stays_within_its_bound():
     import sys
 
-    from neurips_abstracts.dedup.versions import _Memo
+    from neurips_abstracts.dedup.versions import NormalizeMemo
 
     texts = ["fine text", "two  spaces", "cafe\u0301", "SchrÃ¶dinger", "x" * 300, "two  spaces", "fine text", "y" * 300]
-    memo = _Memo(sys.getsizeof("x" * 300) * 2 + 200)
+    memo = NormalizeMemo(sys.getsizeof("x" * 300) * 2 + 200)
     sizes = []
     for text in texts * 3:
         assert memo(text) == normalize(text)

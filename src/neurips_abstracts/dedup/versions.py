@@ -52,28 +52,31 @@ class Prepared:
     local: np.ndarray  # per record, its text's index in ``texts``
 
 
-def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[str, ...], stage=None) -> Prepared:
+def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[str, ...], stage=None,
+                 memo: NormalizeMemo | None = None) -> Prepared:
     """Parse and normalize one dump: a function of its bytes and the config alone, so dumps can
     be prepared in any process, in any order, and give the same result. ``stage(name)`` times
-    "parse" and "normalize" (in this process)."""
+    "parse" and "normalize" (in this process); ``memo`` may be one build's, shared by its dumps."""
     stage = stage or (lambda _: nullcontext())
     with stage("parse"):
         dump = parse_dump(name, data, venue, year)
         records = dump.records
         positions = np.array(list(map(attrgetter(*columns), records)), dtype=np.int64).reshape(-1, len(columns))
     with stage("normalize"):
-        texts, first, local = _distinct(name, records)
+        texts, first, local = _distinct(name, records, memo or NormalizeMemo())
     return Prepared(replace(dump, records=()), positions, texts, np.array(first, dtype=np.int64), local)
 
 
-class _Memo:
+class NormalizeMemo:
     """``normalize`` remembered, up to ``max_bytes`` of texts (then it starts again, empty).
 
-    Copies of an abstract are spread over the dumps, so the memo outlives a dump: about half of
-    the records of a build are copies of a text met before. ``normalize`` is pure, so a memo
-    cannot change a result; each process that normalizes (each worker) has its own."""
+    Copies of an abstract are spread over the dumps, so one memo serves all the dumps a build
+    normalizes in its own process: about half of the records of a build are copies of a text met
+    before. ``normalize`` is pure, so a memo cannot change a result. The default bound, 256 MiB,
+    holds all the distinct texts of a 100k-record build (about 100 MiB), a tenth of a 1M-record
+    one's."""
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes
         self.of: dict[str, str] = {}
         self.nbytes = 0
@@ -92,12 +95,7 @@ class _Memo:
         return fixed
 
 
-# 256 MiB of texts: all the distinct texts of a 100k-record build (about 100 MiB), a
-# tenth of a 1M-record one's, whose copies are spread over its 100 dumps.
-_normalized = _Memo(256 << 20)
-
-
-def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
+def _distinct(name: str, records, normalized: NormalizeMemo) -> tuple[list[str], list[int], np.ndarray]:
     """The distinct normalized texts of a dump's records, the record where each first appears,
     and each record's text (index)."""
     index: dict[str, int] = {}
@@ -105,7 +103,7 @@ def _distinct(name: str, records) -> tuple[list[str], list[int], np.ndarray]:
     first: list[int] = []
     local = np.empty(len(records), dtype=np.int32)
     for k, r in enumerate(records):
-        fixed = _normalized(r.text)
+        fixed = normalized(r.text)
         if not fixed:
             raise no_visible_text(name, r.line_start)
         t = index.get(fixed)
