@@ -153,3 +153,23 @@ def test_a_parser_that_fails_means_no_shortcut(monkeypatch):
 
     monkeypatch.setattr(ftfy_noop._sre_parse, "parse", broken)
     assert ftfy_noop._shape() is None
+
+
+def test_ftfy_asks_the_shortcut_whether_text_is_bad():
+    # normalize routes ftfy's mojibake test here; if ftfy moved its look-up, this says so.
+    assert ftfy.is_bad is ftfy_noop.is_bad and ftfy_noop.route_ftfy()
+
+
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_routed_ftfy_repairs_as_ftfy_itself(source, monkeypatch):
+    variants = [v for text in real_texts(source) if not text.isascii() for v in [text, *_mojibake(text)]]
+    routed = [ftfy.fix_text(v, FTFY_CONFIG) for v in variants]
+    monkeypatch.setattr(ftfy, "is_bad", badness.is_bad)
+    assert routed == [ftfy.fix_text(v, FTFY_CONFIG) for v in variants]
+    assert sum(r != v for r, v in zip(routed, variants)) > 0  # some mojibake was repaired
+
+
+def test_route_leaves_an_unexpected_ftfy_alone(monkeypatch):
+    other = lambda text: False  # noqa: E731
+    monkeypatch.setattr(ftfy, "is_bad", other)
+    assert not ftfy_noop.route_ftfy() and ftfy.is_bad is other

@@ -97,3 +97,20 @@ def test_records_collapse_into_versions_as_dumps_arrive():
         assert versions.sha[61] == hashlib.sha256(b"same text").hexdigest()
     finally:
         parsed.spool.close()
+
+
+def test_memo_gives_normalize_and_stays_within_its_bound():
+    import sys
+
+    from neurips_abstracts.dedup.versions import NormalizeMemo
+
+    texts = ["fine text", "two  spaces", "cafe\u0301", "SchrÃ¶dinger", "x" * 300, "two  spaces", "fine text", "y" * 300]
+    memo = NormalizeMemo(sys.getsizeof("x" * 300) * 2 + 200)
+    sizes = []
+    for text in texts * 3:
+        assert memo(text) == normalize(text)
+        assert memo.nbytes <= memo.max_bytes
+        assert memo.nbytes == sum(sys.getsizeof(k) + (0 if v is k else sys.getsizeof(v)) for k, v in memo.of.items())
+        sizes.append(len(memo.of))
+    assert max(sizes) > 1 and min(sizes[1:]) < max(sizes)  # it remembers, and starts again when full
+    assert memo("fine text") is memo("fine text")  # a hit returns the remembered text

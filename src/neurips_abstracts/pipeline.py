@@ -28,7 +28,7 @@ from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConf
 from .core.errors import DumpError
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
-from .dedup.versions import Prepared, Versions, _Grow, prepare_dump
+from .dedup.versions import NormalizeMemo, Prepared, Versions, _Grow, prepare_dump
 from .ids.identity import Founding, Identity, assign_ids
 from .ingest.load import copy_error
 from .ingest.parse import Dump
@@ -141,10 +141,11 @@ def _prepared(
     args = (config.venue, config.year, POSITIONS)
     pool = workers.start(nbytes)
     if pool is None:
+        memo = NormalizeMemo()  # copies of a text are spread over the dumps
         for name, data in order:
             with stage("parse"):
                 data = _opened(data)
-            yield data, prepare_dump(name, data, *args, stage=stage)
+            yield data, prepare_dump(name, data, *args, stage=stage, memo=memo)
         return
     from concurrent.futures import Future
     from concurrent.futures.process import BrokenProcessPool

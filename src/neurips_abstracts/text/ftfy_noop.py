@@ -128,6 +128,16 @@ def is_bad(text: str) -> bool:
     return end is not None and _BADNESS_SEARCH(text, start, end) is not None
 
 
+def route_ftfy() -> bool:
+    """Make ftfy's mojibake repair ask ``is_bad`` here: it asks about three times per text it
+    repairs (before, after, and again to confirm), each a scan of the whole text. The answers
+    are the same (``EXACT``), so only the time changes. Returns whether ftfy asks here now: False
+    if ftfy no longer looks ``is_bad`` up where this expects (then it keeps its own)."""
+    if getattr(ftfy, "is_bad", None) is badness.is_bad:
+        ftfy.is_bad = is_bad
+    return getattr(ftfy, "is_bad", None) is is_bad
+
+
 def make_unchanged(config: ftfy.TextFixerConfig):
     """A predicate: True only when ``ftfy.fix_text(text, config)`` is certainly ``text``.
 

@@ -45,6 +45,8 @@ FTFY_CONFIG = ftfy.TextFixerConfig(
 # Most non-ASCII abstracts hold no mojibake; ftfy would return them unchanged after spending
 # most of a build's normalize time finding that out. ``ftfy_noop`` tells so exactly, in advance.
 _FTFY_UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
+# The texts that do hold mojibake: ftfy repairs them asking ``ftfy_noop.is_bad``, same answers.
+ftfy_noop.route_ftfy()
 
 _SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
 _REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(c) not in _SPACE_LIKE)
