@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
 
+from .conftest import REAL_SOURCES, real_texts
+
 
 @pytest.mark.parametrize(
     ("latex", "plain"),
@@ -300,3 +302,40 @@ def test_a_long_text_is_tokenized_in_pieces_as_at_once(text, piece):
     from neurips_abstracts.text.latex_parser import _TOKEN_RE, _findall
 
     assert _findall(text, piece) == _TOKEN_RE.findall(text)
+
+
+def test_every_white_space_character_but_the_space_is_unprintable():
+    """to_plain's last step reads str.isprintable in place of a search for white space: that
+    holds only while no white space character but the space is printable."""
+    import sys
+
+    others = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and c != " "]
+    assert len(others) > 20 and not [c for c in others if c.isprintable()]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2028\u3000\xad\u200b\ue000ab."))))
+@example("a b")
+@example("a  b")
+@example("a\tb")
+@example("a\u00a0b")
+@example("a\u00adb c")  # unprintable but no white space: the search decides
+@example("a\u00adb\u2003c")
+def test_even_spaces_agrees_with_the_search(text):
+    """Inputs: any text of ASCII and Unicode white space, unprintable characters that are not
+    white space (soft hyphen, zero-width space, private use) and ``a``, ``b``, ``.``: the fast
+    test finds uneven white space exactly where the regular expression does."""
+    from neurips_abstracts.text.plain import _UNEVEN_SPACE_RE, _even_spaces
+
+    assert _even_spaces(text) == (_UNEVEN_SPACE_RE.search(text) is None)
+
+
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_even_spaces_agrees_with_the_search_on_real_abstracts(source):
+    """On real abstracts and on their plain text (where rendering may leave uneven space)."""
+    from neurips_abstracts.text.latex import latex_to_text
+    from neurips_abstracts.text.plain import _UNEVEN_SPACE_RE, _even_spaces
+
+    texts = real_texts(source)
+    texts += [latex_to_text(t) for t in texts]
+    assert [_even_spaces(t) for t in texts] == [_UNEVEN_SPACE_RE.search(t) is None for t in texts]

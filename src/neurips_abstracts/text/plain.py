@@ -40,6 +40,14 @@ _SPACE_CATEGORIES = ("Zs",)
 # White space that to_plain's last step changes in a text with no space at either end: any but
 # a single space between two words.
 _UNEVEN_SPACE_RE = re.compile(r"[^\S ]|  ")
+
+
+def _even_spaces(text: str) -> bool:
+    """Whether _UNEVEN_SPACE_RE finds nothing in ``text``. Every white space character but the
+    space is unprintable (a test checks all of Unicode), and str.isprintable reads a text five
+    times faster than the search: the search is left for a text that holds some unprintable
+    character (most hold none)."""
+    return "  " not in text and (text.isprintable() or not _UNEVEN_SPACE_RE.search(text))
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
 # Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
 # none can close and there is no emphasis: a search in C instead of a pass over every run.
@@ -248,7 +256,7 @@ def to_plain(abstract: str) -> str:
     if any(t in text for t in _TRIGGERS):
         text = latex_to_text(text)
     text = text.strip(" ")
-    if not _UNEVEN_SPACE_RE.search(text):
+    if _even_spaces(text):
         return text  # one space between words already: no list of every word
     return " ".join(text.split())  # runs of white space to one space, ends stripped
 
