@@ -136,6 +136,46 @@ def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     assert strip_emphasis(text) == "".join(t.content for t in children if t.type == "text")
 
 
+_RUN_ALPHABET = st.sampled_from(["*", "_", "\\", "\\*", "\\\\", "a", " ", ".", "\n", "é", "**", "__"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_RUN_ALPHABET, max_size=40).map("".join))
+@example("\\")
+@example("a\\")
+@example("\\\\*a*")  # an escaped backslash, then a run
+@example("\\**a*")  # an escaped *, then a run of one
+def test_runs_found_by_find_are_the_regular_expressions(text):
+    """Inputs: strings of up to 40 pieces of ``*``, ``_``, backslashes (alone, doubled, before
+    ``*``), letters, space, a line feed: the runs found by str.find are the runs
+    _EMPHASIS_RUN_RE finds, escapes left out; and strip_emphasis gives the same text whichever
+    way it finds them (the regular expressions serve a text of many delimiters)."""
+    from unittest import mock
+
+    from neurips_abstracts.text import plain
+
+    expected = [m.span() for m in plain._EMPHASIS_RUN_RE.finditer(text) if text[m.start()] != "\\"]
+    assert plain._runs_found(text) == expected
+    with mock.patch.object(plain, "_FEW_DELIMITERS", -1):
+        by_regular_expressions = plain.strip_emphasis(text)
+    assert plain.strip_emphasis(text) == by_regular_expressions
+
+
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_runs_found_by_find_on_real_abstracts(source):
+    from unittest import mock
+
+    from neurips_abstracts.text import plain
+
+    texts = [t for t in real_texts(source) if "*" in t or "_" in t]
+    assert texts
+    for text in texts:
+        assert plain._runs_found(text) == [m.span() for m in plain._EMPHASIS_RUN_RE.finditer(text) if text[m.start()] != "\\"]
+    with mock.patch.object(plain, "_FEW_DELIMITERS", -1):
+        by_regular_expressions = [plain.to_plain(t) for t in texts]
+    assert [plain.to_plain(t) for t in texts] == by_regular_expressions
+
+
 # -- meaning kept: "about" and currency ------------------------------------------------------
 
 
