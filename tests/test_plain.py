@@ -379,3 +379,12 @@ def test_even_spaces_agrees_with_the_search_on_real_abstracts(source):
     texts = real_texts(source)
     texts += [latex_to_text(t) for t in texts]
     assert [_even_spaces(t) for t in texts] == [_UNEVEN_SPACE_RE.search(t) is None for t in texts]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\${}~&-`'!?a "))))
+def test_may_hold_latex_is_any_trigger(text):
+    """Inputs: any text of the triggers' characters, a letter and a space."""
+    from neurips_abstracts.text.plain import _TRIGGERS, _may_hold_latex
+
+    assert _may_hold_latex(text) == any(t in text for t in _TRIGGERS)
