@@ -176,4 +176,17 @@ def test_candidate_pairs_are_exactly_the_pairs_sharing_a_band(seed, n, alphabet)
             for j in range(i + 1, n):
                 if inverse[i] == inverse[j]:
                     expected.add((i, j))
-    assert set(map(tuple, candidate_pairs(sigs, config).tolist())) == expected
+    pairs = candidate_pairs(sigs, config)
+    assert set(map(tuple, pairs.tolist())) == expected
+    assert (np.diff(pairs[:, 0] * n + pairs[:, 1]) > 0).all()  # sorted, without repeats
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(0, 5), max_size=50))
+def test_unique_is_numpys(values):
+    import numpy as np
+
+    from neurips_abstracts.dedup.lsh import _unique
+
+    codes = np.array(values, dtype=np.int64)
+    assert np.array_equal(_unique(codes), np.unique(codes))

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
 
+from .conftest import REAL_SOURCES, real_texts
+
 
 @pytest.mark.parametrize(
     ("latex", "plain"),
@@ -132,6 +134,46 @@ def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     md = MarkdownIt("zero").enable(["emphasis"])
     children = md.parseInline(text)[0].children or []
     assert strip_emphasis(text) == "".join(t.content for t in children if t.type == "text")
+
+
+_RUN_ALPHABET = st.sampled_from(["*", "_", "\\", "\\*", "\\\\", "a", " ", ".", "\n", "é", "**", "__"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_RUN_ALPHABET, max_size=40).map("".join))
+@example("\\")
+@example("a\\")
+@example("\\\\*a*")  # an escaped backslash, then a run
+@example("\\**a*")  # an escaped *, then a run of one
+def test_runs_found_by_find_are_the_regular_expressions(text):
+    """Inputs: strings of up to 40 pieces of ``*``, ``_``, backslashes (alone, doubled, before
+    ``*``), letters, space, a line feed: the runs found by str.find are the runs
+    _EMPHASIS_RUN_RE finds, escapes left out; and strip_emphasis gives the same text whichever
+    way it finds them (the regular expressions serve a text of many delimiters)."""
+    from unittest import mock
+
+    from neurips_abstracts.text import plain
+
+    expected = [m.span() for m in plain._EMPHASIS_RUN_RE.finditer(text) if text[m.start()] != "\\"]
+    assert plain._runs_found(text) == expected
+    with mock.patch.object(plain, "_FEW_DELIMITERS", -1):
+        by_regular_expressions = plain.strip_emphasis(text)
+    assert plain.strip_emphasis(text) == by_regular_expressions
+
+
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_runs_found_by_find_on_real_abstracts(source):
+    from unittest import mock
+
+    from neurips_abstracts.text import plain
+
+    texts = [t for t in real_texts(source) if "*" in t or "_" in t]
+    assert texts
+    for text in texts:
+        assert plain._runs_found(text) == [m.span() for m in plain._EMPHASIS_RUN_RE.finditer(text) if text[m.start()] != "\\"]
+    with mock.patch.object(plain, "_FEW_DELIMITERS", -1):
+        by_regular_expressions = [plain.to_plain(t) for t in texts]
+    assert [plain.to_plain(t) for t in texts] == by_regular_expressions
 
 
 # -- meaning kept: "about" and currency ------------------------------------------------------
@@ -300,3 +342,49 @@ def test_a_long_text_is_tokenized_in_pieces_as_at_once(text, piece):
     from neurips_abstracts.text.latex_parser import _TOKEN_RE, _findall
 
     assert _findall(text, piece) == _TOKEN_RE.findall(text)
+
+
+def test_every_white_space_character_but_the_space_is_unprintable():
+    """to_plain's last step reads str.isprintable in place of a search for white space: that
+    holds only while no white space character but the space is printable."""
+    import sys
+
+    others = [c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and c != " "]
+    assert len(others) > 20 and not [c for c in others if c.isprintable()]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2000\u2028\u3000\xad\u200b\ue000ab."))))
+@example("a b")
+@example("a  b")
+@example("a\tb")
+@example("a\u00a0b")
+@example("a\u00adb c")  # unprintable but no white space: the search decides
+@example("a\u00adb\u2003c")
+def test_even_spaces_agrees_with_the_search(text):
+    """Inputs: any text of ASCII and Unicode white space, unprintable characters that are not
+    white space (soft hyphen, zero-width space, private use) and ``a``, ``b``, ``.``: the fast
+    test finds uneven white space exactly where the regular expression does."""
+    from neurips_abstracts.text.plain import _UNEVEN_SPACE_RE, _even_spaces
+
+    assert _even_spaces(text) == (_UNEVEN_SPACE_RE.search(text) is None)
+
+
+@pytest.mark.parametrize("source", REAL_SOURCES)
+def test_even_spaces_agrees_with_the_search_on_real_abstracts(source):
+    """On real abstracts and on their plain text (where rendering may leave uneven space)."""
+    from neurips_abstracts.text.latex import latex_to_text
+    from neurips_abstracts.text.plain import _UNEVEN_SPACE_RE, _even_spaces
+
+    texts = real_texts(source)
+    texts += [latex_to_text(t) for t in texts]
+    assert [_even_spaces(t) for t in texts] == [_UNEVEN_SPACE_RE.search(t) is None for t in texts]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\${}~&-`'!?a "))))
+def test_may_hold_latex_is_any_trigger(text):
+    """Inputs: any text of the triggers' characters, a letter and a space."""
+    from neurips_abstracts.text.plain import _TRIGGERS, _may_hold_latex
+
+    assert _may_hold_latex(text) == any(t in text for t in _TRIGGERS)

@@ -36,6 +36,13 @@ def band_keys(sigs: np.ndarray, config: NearDupConfig, bands: Sequence[int]) -> 
     return keys
 
 
+def _unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)``: sorted, without repeats. A sort and a comparison of neighbours, which
+    is tens of times faster than numpy 2.4's np.unique (its hash table) on a few 100,000 codes."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
+
+
 def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     """Every pair of ``members`` with equal keys (``sorted_keys``, in ascending order), as
     (member, member) in no particular order."""
@@ -81,12 +88,12 @@ def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -
         band = sigs[:, b * config.rows : (b + 1) * config.rows]
         pairs = pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)].astype(np.int64)
         found.append(np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1]))
-    return [np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)]
+    return [_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)]
 
 
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
     """Pairs (i, j), i < j, that share at least one LSH band, sorted, without repeats."""
     n = sigs.shape[0]
     found = _band_pairs(config, range(config.bands), sigs)
-    codes = np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    codes = _unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
     return np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)

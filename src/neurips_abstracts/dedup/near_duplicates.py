@@ -50,11 +50,12 @@ _POSITION = (_M1, _M2, _M3, np.uint64(0xD6E8FEB86659FD93))
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64's finalizer: spreads the bits of each uint64 (wrapping arithmetic)."""
     with np.errstate(over="ignore"):
-        x = x ^ (x >> np.uint64(30))
-        x = x * np.uint64(0xBF58476D1CE4E5B9)
-        x = x ^ (x >> np.uint64(27))
-        x = x * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
+        x = x ^ (x >> np.uint64(30))  # a new array: the rest is done in place, in it
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+        return x
 
 
 # What separates words, as str.split() sees it among ASCII characters. Normalized text has only

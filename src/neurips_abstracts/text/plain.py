@@ -32,6 +32,10 @@ _AUTOLINK_TRAILING = ".,;:!?'\"*_~"
 # Text where none of these occur has no LaTeX or entity to render. Plain substring tests:
 # one regular expression with these alternatives costs a fifth of the whole rendering.
 _TRIGGERS = ("\\", "$", "{", "}", "~", "&", "--", "``", "''", "!`", "?`")
+# Those with a backtick are looked for only where one stands (a search for one character is many
+# times faster than for two, and few abstracts hold a backtick).
+_TICKED = tuple(t for t in _TRIGGERS if "`" in t)
+_UNTICKED = tuple(t for t in _TRIGGERS if "`" not in t)
 _HOLE = "\ue000"  # a private-use character stands for each math span and URL while markdown is removed
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 # CommonMark's Unicode whitespace (Zs, tab, line feed, form feed, carriage return) and the line
@@ -40,7 +44,21 @@ _SPACE_CATEGORIES = ("Zs",)
 # White space that to_plain's last step changes in a text with no space at either end: any but
 # a single space between two words.
 _UNEVEN_SPACE_RE = re.compile(r"[^\S ]|  ")
+
+
+def _even_spaces(text: str) -> bool:
+    """Whether _UNEVEN_SPACE_RE finds nothing in ``text``. Every white space character but the
+    space is unprintable (a test checks all of Unicode), and str.isprintable reads a text five
+    times faster than the search: the search is left for a text that holds some unprintable
+    character (most hold none)."""
+    return "  " not in text and (text.isprintable() or not _UNEVEN_SPACE_RE.search(text))
+
+
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
+_RUN_RE = re.compile(r"\*+|_+")
+# Up to this many delimiters (a real abstract has a few), runs are found by str.find: regular
+# expressions through the whole text, some 40 ns a character, cost more than a step per run.
+_FEW_DELIMITERS = 64
 # Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
 # none can close and there is no emphasis: a search in C instead of a pass over every run.
 _MAYBE_CLOSER_RE = re.compile(r"[^\t\n\x0b\x0c\r *_][*_]|\*_|_\*")
@@ -74,11 +92,15 @@ def strip_emphasis(text: str) -> str:
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
     character after it. What the algorithm leaves is kept as written.
     """
-    # The closers first: through a run of one delimiter, their search fails at the first character.
-    closer = _MAYBE_CLOSER_RE.search(text)
-    opener = closer and _MAYBE_OPENER_RE.search(text)
-    if not opener or opener.start() > closer.start() and not _MAYBE_CLOSER_RE.search(text, opener.start()):
-        return text
+    if text.count("*") + text.count("_") <= _FEW_DELIMITERS:
+        runs = _runs_found(text)
+    else:
+        # The closers first: through a run of one delimiter, their search fails at the first character.
+        closer = _MAYBE_CLOSER_RE.search(text)
+        opener = closer and _MAYBE_OPENER_RE.search(text)
+        if not opener or opener.start() > closer.start() and not _MAYBE_CLOSER_RE.search(text, opener.start()):
+            return text
+        runs = map(re.Match.span, _EMPHASIS_RUN_RE.finditer(text))  # escapes too: skipped below
     # Delimiter runs as three columns (start, length, flags: _UNDERSCORE, _CAN_OPEN, _CAN_CLOSE),
     # not a tuple per run: a long text of runs makes hundreds of thousands, and the fewer objects
     # they take, the more of them stay in the processor's caches. Flags and most lengths are small
@@ -87,8 +109,7 @@ def strip_emphasis(text: str) -> str:
     lengths: list[int] = []
     flags: list[int] = []
     n = len(text)
-    for m in _EMPHASIS_RUN_RE.finditer(text):
-        start, end = m.span()
+    for start, end in runs:
         if text[start] == "\\":
             continue
         ch = text[start - 1] if start else ""
@@ -185,6 +206,35 @@ def strip_emphasis(text: str) -> str:
     return "".join(out)
 
 
+def _runs_found(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of ``*`` or of ``_`` that no backslash escapes, in order: the
+    runs _EMPHASIS_RUN_RE.finditer gives, found by str.find from one to the next."""
+    n = len(text)
+    find, run = text.find, _RUN_RE.match
+
+    def after(ch: str, i: int) -> int:
+        found = find(ch, i)
+        return n if found < 0 else found
+
+    runs = []
+    star, underscore, escape = after("*", 0), after("_", 0), after("\\", 0)
+    while True:
+        start = min(star, underscore, escape)
+        if start == n:
+            return runs
+        if start == escape:
+            end = start + 2  # a backslash and the character it escapes
+        else:
+            end = run(text, start).end()
+            runs.append((start, end))
+        if star < end:
+            star = after("*", end)
+        if underscore < end:
+            underscore = after("_", end)
+        if escape < end:
+            escape = after("\\", end)
+
+
 def strip_markdown(text: str) -> str:
     """Turn ``[text](url)`` links into ``text (url)`` and remove markdown emphasis."""
     if "](" in text:
@@ -228,6 +278,11 @@ def _merge(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+def _may_hold_latex(text: str) -> bool:
+    """Whether one of _TRIGGERS is in ``text``."""
+    return any(t in text for t in _UNTICKED) or "`" in text and any(t in text for t in _TICKED)
+
+
 def to_plain(abstract: str) -> str:
     """``abstract_plain`` of a normalized abstract."""
     # Markdown first and outside math and URLs only, where ``_`` and ``*`` are LaTeX or part of
@@ -245,10 +300,10 @@ def to_plain(abstract: str) -> str:
             text = re.sub(_HOLE, lambda _: next(spans), text)
     else:
         text = abstract
-    if any(t in text for t in _TRIGGERS):
+    if _may_hold_latex(text):
         text = latex_to_text(text)
     text = text.strip(" ")
-    if not _UNEVEN_SPACE_RE.search(text):
+    if _even_spaces(text):
         return text  # one space between words already: no list of every word
     return " ".join(text.split())  # runs of white space to one space, ends stripped
 
