@@ -181,24 +181,36 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
 
 def test_cli_build_imports_only_what_it_uses(tmp_path):
     """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
-    pandas and hypothesis parts, the libraries only other commands use, huggingface_hub's Hub
+    pandas and hypothesis parts, the libraries and modules only other commands use (the
+    benchmark docs too, when the build is not the checkout's dist/), huggingface_hub's Hub
     client (the card needs its DatasetCardData alone, see card.render_card) and tqdm when
-    output is redirected (no bar to draw) stay out of a build's process."""
+    output is redirected (no bar to draw) stay out of a build's process. The command imports
+    its libraries with the garbage collector paused (see cli_release.build)."""
     from neurips_abstracts.core.schema import hidden
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
-              "huggingface_hub.repocard", "httpx2", "tqdm")
+              "huggingface_hub.repocard", "httpx2", "tqdm", "neurips_abstracts.benchmark_docs",
+              "neurips_abstracts.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
+              "neurips_abstracts.ingest.validate", "neurips_abstracts.release.diff", "neurips_abstracts.release.verify")
+    heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")
     code = (
-        "import sys\n"
+        "import gc, sys\n"
         f"sys.path.insert(0, {str(ROOT / 'src')!r})\n"
         "from neurips_abstracts.cli import main\n"
         f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}]\n"
+        "collector_on = {}\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name in {heavy!r}:\n"
+        "            collector_on[name] = gc.isenabled()\n"
+        "sys.meta_path.insert(0, Watch())\n"
         "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print(sorted(collector_on.items()))\n"
         f"print(sorted(m for m in {unused!r} if m in sys.modules))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "[]"
+    assert proc.stdout.strip().splitlines()[-2:] == [str([(name, False) for name in sorted(heavy)]), "[]"]
     assert (tmp_path / "d" / "build_manifest.json").is_file()
 
     import json as before  # a hidden module cannot be imported inside the block, and comes back after it
