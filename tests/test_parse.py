@@ -1,7 +1,7 @@
 import hashlib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from neurips_abstracts.core.errors import DumpError
@@ -165,6 +165,9 @@ _messy_char = st.sampled_from(["a", "b", "é", "中", "😀", " ", "\t", "\r", "
 @settings(max_examples=300, deadline=None)
 @given(body=st.lists(st.one_of(_messy_char, st.just("\n"), st.just("\r\n"), st.just("\n\n")), max_size=60),
        bom=st.booleans())
+# Found by review: a record ending in two CRs, last in a run that also holds an invisible line, lost
+# its second CR (text_raw, byte_end) to the columnar parse.
+@example(body=["\u200b", "\n", "x", "\r", "\r\n"], bom=False)
 def test_records_found_by_one_scan_are_those_of_the_line_rule(body, bom):
     data = (b"\xef\xbb\xbf" if bom else b"") + (HEADER + "\n" + "".join(body) + "\nLast.").encode()
     dump = parse_dump("000_x.txt", data)
@@ -208,3 +211,26 @@ def test_invalid_utf8_is_reported_at_the_byte_a_whole_file_decoding_finds_first(
         parse_dump("000_x.txt", data, "NeurIPS", 2026)
     assert f"invalid UTF-8 ({whole.value.reason}) at byte {whole.value.start} " in exc.value.message
     assert exc.value.line == data.count(b"\n", 0, whole.value.start) + 1
+
+
+def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
+    """The build reads each dump twice (to order the dumps by their facts, then to parse it); a file
+    changed in between must not be published with the first read's digest."""
+    import hashlib
+
+    from neurips_abstracts.core.config import BuildConfig
+    from neurips_abstracts.ingest.sidecar import DumpMeta
+    from neurips_abstracts.pipeline import Workers, parse
+
+    first = (HEADER + "\n\nFirst abstract text here.\n").encode()
+    second = (HEADER + "\n\nA different abstract entirely.\n").encode()
+    reads = []
+
+    def read():
+        reads.append(1)
+        return first if len(reads) == 1 else second
+
+    meta = {"d.txt": DumpMeta("d.txt", hashlib.sha256(first).hexdigest(), "2026-01-01", None, "2026-01-02")}
+    with pytest.raises(DumpError, match="no longer match the sha256"):
+        parse([("d.txt", read)], BuildConfig(), meta=meta, workers=Workers(1))
+    assert len(reads) == 2

@@ -208,7 +208,7 @@ def parse(
                 other = first_with_sha.setdefault(dump.sha256, dump.name)
                 if other != dump.name:
                     raise copy_error(dump.name, other)
-                dump_meta[dump.name] = known[dump.name]
+                dump_meta[dump.name] = _check_immutable(dump.name, dump.sha256, meta.get(dump.name), previous)
                 n = len(prepared.local)
                 for k, column in enumerate(POSITIONS):
                     positions[column].extend(prepared.positions[:, k])

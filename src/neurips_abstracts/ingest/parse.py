@@ -234,10 +234,10 @@ class _Records:
             gaps.append((at, s))
             byte_at += len(raw[at:s].encode("utf-8"))
             line_at += raw.count("\n", at, s)
-            if raw[e - 1 : e] == "\n":
+            if raw[e - 1 : e] == "\n":  # a run's last line came without its CR (see above)
                 e -= 1
-            if raw[e - 1 : e] == "\r":
-                e -= 1
+                if raw[e - 1 : e] == "\r":
+                    e -= 1
             size = len(raw[s:e].encode("utf-8"))
             line_at = self._record(raw[s:e], byte_at, byte_at + size, line_at)
             at, byte_at = e, byte_at + size

@@ -45,7 +45,8 @@ FTFY_CONFIG = ftfy.TextFixerConfig(
 # Most non-ASCII abstracts hold no mojibake; ftfy would return them unchanged after spending
 # most of a build's normalize time finding that out. ``ftfy_noop`` tells so exactly, in advance.
 _FTFY_UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
-# The texts that do hold mojibake: ftfy repairs them asking ``ftfy_noop.is_bad``, same answers.
+# The texts that do hold mojibake: ftfy's encoding repair (fix_encoding_and_explain) asks
+# ``ftfy_noop.is_bad``, same answers, for this whole process; ftfy.fixes keeps its own is_bad.
 ftfy_noop.route_ftfy()
 
 _SPACE_LIKE = {"\t": " ", "\n": " ", "\r": " ", "\x0b": " ", "\x0c": " ", "\x85": " "}
