@@ -56,8 +56,9 @@ def _even_spaces(text: str) -> bool:
 
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)
 _RUN_RE = re.compile(r"\*+|_+")
-# Up to this many delimiters (a real abstract has a few), runs are found by str.find: regular
-# expressions through the whole text, some 40 ns a character, cost more than a step per run.
+# Up to this many delimiters and backslashes (a real abstract has a few), runs are found by
+# str.find: regular expressions through the whole text, some 40 ns a character, cost more than a
+# step per run. A text of many backslashes would take a Python step for each escape.
 _FEW_DELIMITERS = 64
 # Where this finds nothing, every delimiter run starts the text or follows ASCII white space, so
 # none can close and there is no emphasis: a search in C instead of a pass over every run.
@@ -92,7 +93,7 @@ def strip_emphasis(text: str) -> str:
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
     character after it. What the algorithm leaves is kept as written.
     """
-    if text.count("*") + text.count("_") <= _FEW_DELIMITERS:
+    if text.count("*") + text.count("_") + text.count("\\") <= _FEW_DELIMITERS:  # a step per escape too
         runs = _runs_found(text)
     else:
         # The closers first: through a run of one delimiter, their search fails at the first character.
