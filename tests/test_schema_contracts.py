@@ -116,3 +116,35 @@ def test_count_disagreement_caught(tables):
     papers, occ, ids = tables
     with pytest.raises(ContractError, match="n_occurrences"):
         check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)
+
+
+@pytest.mark.parametrize("broken", ["row", "across"])
+def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch, broken):
+    """The build checks the contracts while it writes (occurrences row group by row group in one
+    thread, the rest in another): a contract broken in either leaves dist/ untouched."""
+    import dataclasses
+
+    from neurips_abstracts import build as build_module
+
+    from .conftest import make_dump
+
+    raw, dist = tmp_path / "raw", tmp_path / "dist"
+    raw.mkdir()
+    (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(3)]))
+    build_module.build(raw, dist, previous=None)
+    before = {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    real = build_module._run
+
+    def tampered(*args, **kwargs):
+        result, prev = real(*args, **kwargs)
+        if broken == "row":  # the schema's maximum, checked on each row group
+            result.occurrences.version_similarity[:] = 2.0
+            return result, prev
+        papers = _set(result.papers, "n_occurrences", 0, 7)  # checked across tables
+        return dataclasses.replace(result, papers=papers), prev
+
+    monkeypatch.setattr(build_module, "_run", tampered)
+    with pytest.raises(ContractError, match="schema" if broken == "row" else "n_occurrences"):
+        build_module.build(raw, dist, previous=None)
+    assert {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist", "raw"]  # nothing half written left behind

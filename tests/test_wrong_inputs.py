@@ -250,7 +250,7 @@ def test_internal_error_is_one_line_saying_how_to_see_the_traceback(template, tm
     def broken(*args, **kwargs):
         raise KeyError("papers")
 
-    monkeypatch.setattr(build_module, "produce", broken)
+    monkeypatch.setattr(build_module, "_run", broken)
     before = snapshot(ws)
     result = CliRunner().invoke(main, ["build"], env={"NEURIPS_ABSTRACTS_DEBUG": ""})
     lines = result.stderr.splitlines()

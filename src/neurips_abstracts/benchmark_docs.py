@@ -9,7 +9,6 @@ from pathlib import Path
 
 from .core.config import POOL_MIN_BYTES
 from .core.resources import CHECKOUT_ROOT
-from .core.stages import STAGES
 
 BENCHMARKS_README = "benchmarks/README.md"
 
@@ -173,8 +172,7 @@ def scale_block(result: dict | None) -> str:
             "| stage | seconds | records/s | MB/s | peak memory |",
             "|---|---|---|---|---|",
         ]
-        for name in STAGES:
-            st = r["stages"][name]
+        for name, st in r["stages"].items():  # as the run named them, in the order it ran them
             lines.append(
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )

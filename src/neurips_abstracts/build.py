@@ -37,6 +37,20 @@ def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]
     return read
 
 
+def _run(
+    raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: str | Path | PreviousRelease | None,
+    workers: int | None,
+) -> tuple[BuildResult, PreviousRelease | None]:
+    prev = previous_release(raw_dir, previous)
+    version = dataset_version()
+    with stage("read"):
+        paths = dump_paths(raw_dir)
+        meta = read_meta(raw_dir, [p.name for p in paths])
+    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
+                 Workers(DEFAULT_WORKERS if workers is None else workers))
+    return result, prev
+
+
 def produce(
     raw_dir: str | Path,
     config: BuildConfig = DEFAULT_CONFIG,
@@ -52,43 +66,63 @@ def produce(
     ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
     from .release.contracts import check
 
-    prev = previous_release(raw_dir, previous)
-    version = dataset_version()
-    with stage("read"):
-        paths = dump_paths(raw_dir)
-        meta = read_meta(raw_dir, [p.name for p in paths])
-    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
-                 Workers(DEFAULT_WORKERS if workers is None else workers))
-    with stage("contracts"):
-        try:
-            check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
-        except BaseException:
-            result.occurrences.spool.close()
-            raise
+    result, prev = _run(raw_dir, config, stage, previous, workers)
+    try:
+        check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
+    except BaseException:
+        result.occurrences.spool.close()
+        raise
     return result
 
 
-def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None) -> None:
-    """Write the release into ``out``, its documents naming ``repo_id`` (default: the project's hub-repo)."""
+def _write_table(name: str, table, out: Path, config: BuildConfig):
+    from .release import contents
+
+    path = out / data_path(name)
+    write_parquet(table, name, path, config)
+    return contents.DataFile(path=data_path(name), size=path.stat().st_size, sha256=contents.sha256_file(path),
+                             rows=table.num_rows, nbytes=table.nbytes)
+
+
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None,
+               previous: PreviousRelease | None = None) -> None:
+    """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored to)
+    and write the release into ``out``, its documents naming ``repo_id`` (default: the project's
+    hub-repo); ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away.
+
+    The occurrences table is checked a row group at a time as it is written, in this thread,
+    while another checks the contracts across tables and writes the small tables: the two spend
+    their time in Parquet's encoder and in polars, which both run outside the GIL."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from .release import croissant, datapackage, contents as release, texts
     from .release.card import card
+    from .release.contracts import check_occurrence_rows, check_tables
     from .release.datasheet import datasheet
 
-    
-    tables = {"papers": result.papers, "ids": result.ids}
     occurrences = result.occurrences
-    data = {}
-    for name in TABLES:
-        path = out / data_path(name)
-        if name == "occurrences":
-            batches = occurrences.batches(config.parquet_row_group_size)
-            rows, nbytes = write_parquet_batches(batches, occurrences.schema, name, path, config)
-        else:
-            write_parquet(tables[name], name, path, config)
-            rows, nbytes = tables[name].num_rows, tables[name].nbytes
-        data[name] = release.DataFile(
+
+    def checked(batches):
+        for batch in batches:
+            check_occurrence_rows(batch)
+            yield batch
+
+    with ThreadPoolExecutor(1, thread_name_prefix="contracts") as meanwhile:
+        across = meanwhile.submit(check_tables, result.papers, occurrences, result.stats["records"], result.ids, previous)
+        small = {name: meanwhile.submit(_write_table, name, getattr(result, name), out, config)
+                 for name in TABLES if name != "occurrences"}
+        try:
+            path = out / data_path("occurrences")
+            rows, nbytes = write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size)),
+                                                 occurrences.schema, "occurrences", path, config)
+        except BaseException:
+            for future in (across, *small.values()):
+                future.cancel()
+            raise
+        across.result()
+        data = {name: small[name].result() if name in small else release.DataFile(
             path=data_path(name), size=path.stat().st_size, sha256=release.sha256_file(path), rows=rows, nbytes=nbytes,
-        )
+        ) for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
     changelog = read_resource(release.CHANGELOG)
@@ -129,10 +163,10 @@ def build(
     for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     with gc_paused():
-        result = produce(raw_dir, config, stage, previous, workers)
+        result, prev = _run(raw_dir, config, stage, previous, workers)
         try:
-            with stage("write"):
-                atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id), **guard)
+            with stage("contracts and write"):
+                atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id, prev), **guard)
         finally:
             result.occurrences.spool.close()
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}

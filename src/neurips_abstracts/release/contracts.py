@@ -24,6 +24,10 @@ def _fail(message: str, examples) -> None:
     raise ContractError(f"{message}: {shown}")
 
 
+# Rows of occurrences checked at once by ``check``: text_raw is most of a row.
+OCCURRENCE_BATCH = 1 << 16
+
+
 def check(
     papers: pa.Table,
     occurrences: pa.Table,
@@ -33,33 +37,55 @@ def check(
 ) -> None:
     """Raise :class:`ContractError` naming the first broken contract. Occurrences are in the
     added order of their dumps (see ``sidecar``)."""
-    import polars as pl
+    # An ``occurrences.Occurrences`` is produced a row group at a time.
+    for batch in occurrences.batches(OCCURRENCE_BATCH) if hasattr(occurrences, "batches") else [occurrences]:
+        check_occurrence_rows(batch)
+    check_tables(papers, occurrences, records_parsed, ids, previous)
 
+
+def _validate(name: str, frame) -> None:
     from ..core.schema import import_pandera_polars, pandera_schema
 
     import_pandera_polars()  # before pandera.errors: see there why
     import pandera.errors
 
-    def validate(name: str, frame) -> None:
-        try:
-            pandera_schema(name).validate(frame, lazy=True)
-        except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
-            raise ContractError(f"{name} breaks its schema:\n{exc}") from None
+    try:
+        pandera_schema(name).validate(frame, lazy=True)
+    except (pandera.errors.SchemaError, pandera.errors.SchemaErrors) as exc:
+        raise ContractError(f"{name} breaks its schema:\n{exc}") from None
+
+
+def check_occurrence_rows(batch: pa.RecordBatch | pa.Table) -> None:
+    """The occurrences schema on some of its rows: what holds row by row (the checks across rows
+    are ``check_tables``'s)."""
+    import polars as pl
+
+    _validate("occurrences", pl.from_arrow(batch))
+
+
+def check_tables(
+    papers: pa.Table,
+    occurrences,
+    records_parsed: int,
+    ids: pa.Table,
+    previous: PreviousRelease | None = None,
+) -> None:
+    """Every contract but the occurrences schema row by row: the papers and ids schemas, and
+    what holds across rows and tables. ``occurrences`` is a table or an ``Occurrences`` (whose
+    text_raw is not read here)."""
+    import polars as pl
+
+    from ..core.schema import pandera_schema
 
     p = pl.from_arrow(papers)
     i = pl.from_arrow(ids)
-    validate("papers", p)
-    validate("ids", i)
-    if hasattr(occurrences, "batches"):  # produced a row group at a time (``occurrences.Occurrences``)
-        for batch in occurrences.batches(1 << 16):  # small batches: text_raw is most of a row
-            validate("occurrences", pl.from_arrow(batch))
-        # What is checked across rows holds across row groups too; every other check below
-        # reads all columns but text_raw.
+    _validate("papers", p)
+    _validate("ids", i)
+    if hasattr(occurrences, "select"):
         o = pl.from_arrow(occurrences.select(n for n in occurrences.schema.names if n != "text_raw"))
         _check_unique_across(o, pandera_schema("occurrences"))
     else:
         o = pl.from_arrow(occurrences)
-        validate("occurrences", o)
     o = o.with_row_index("_added_order")
 
     # Nothing is lost: one occurrence row per raw record parsed.
@@ -159,6 +185,7 @@ def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:
     from ..ingest.previous import IdRow, record_key
 
     rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()]
-    keys = [record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"])]
-    for what, bad in broken_promises(rows, keys, o["paper_id"].to_list(), previous):
+    # Made as read: a first release (no previous) reads none of them.
+    keys = (record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"]))
+    for what, bad in broken_promises(rows, keys, iter(o["paper_id"]), previous):
         _fail(f"{what} (against release {previous.version})", bad)
