@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.errors import DumpError
@@ -34,7 +35,7 @@ from .ingest.load import copy_error
 from .ingest.parse import Dump
 from .ingest.previous import PreviousRelease, published_change, record_key
 from .ingest.sidecar import DumpMeta, added_key, changed_since_added, crawl_key, published_meta
-from .release.occurrences import POSITIONS, RELATIONS, Occurrences, Spool
+from .release.occurrences import POSITIONS, RELATIONS, Occurrences, Spool, dense, occurrence_ids
 from .text.render import render_many
 
 
@@ -333,44 +334,50 @@ def render_papers(parsed: Parsed, dedup: dict, pool=None) -> list[tuple[str, str
 def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
     versions = parsed.versions
     first = versions.first.array()
-    version_paper = dedup["version_paper"]
-    paper_index = {pid: k for k, pid in enumerate(dict.fromkeys(version_paper))}
-    per_record_paper = np.array([paper_index[p] for p in version_paper], dtype=np.int64)[parsed.version]
-    n_occ = np.bincount(per_record_paper, minlength=len(paper_index)).tolist()
-    names = [d.name for d in parsed.dumps]
-    record_index = parsed.positions["record_index"]
-    cols: dict[str, list] = {name: [] for name in arrow_schema("papers").names}
-    for p, (plain, urls, words) in zip(dedup["papers"], rendered):
-        cv = p["canonical_version"]
-        c = int(first[cv])
-        dump = parsed.dumps[parsed.dump[c]]
-        pid = version_paper[cv]
-        cols["paper_id"].append(pid)
-        cols["venue"].append(dump.venue)
-        cols["year"].append(dump.year)
-        cols["abstract"].append(versions.text[cv])
-        cols["abstract_plain"].append(plain)
-        cols["urls"].append(urls)
-        cols["word_count"].append(words)
-        cols["n_occurrences"].append(n_occ[paper_index[pid]])
-        cols["n_versions"].append(p["n_versions"])
-        cols["first_source_file"].append(names[parsed.dump[p["founding_record"]]])
-        cols["canonical_occurrence_id"].append(f"{dump.sha256[:16]}-{int(record_index[c])}")
-        cols["abstract_sha256"].append(versions.sha[cv])
-    order = sorted(range(len(cols["paper_id"])), key=cols["paper_id"].__getitem__)
+    papers_found = dedup["papers"]
+    version_paper = pa.array(dedup["version_paper"], pa.string())
+    canonical = np.fromiter((p["canonical_version"] for p in papers_found), np.int64, len(papers_found))
+    record = first[canonical]  # each paper's canonical occurrence
+    dump = parsed.dump[record]
+    founding_dump = parsed.dump[np.fromiter((p["founding_record"] for p in papers_found), np.int64, len(papers_found))]
+    # Records per paper: the versions of a paper share its id.
+    paper_of_version = version_paper.dictionary_encode().indices.to_numpy()
+    n_occ = np.bincount(paper_of_version[parsed.version], minlength=len(version_paper))[paper_of_version[canonical]]
+    names = pa.array([d.name for d in parsed.dumps], pa.string())
+    shas = pa.array([d.sha256 for d in parsed.dumps], pa.string())
+    text = versions.text
+    version_sha = pa.array(versions.sha, pa.string())
+    plain, urls, words = zip(*rendered) if rendered else ((), (), ())
+    cols = {
+        "paper_id": version_paper.take(canonical),
+        "venue": pa.array([d.venue for d in parsed.dumps]).take(dump),
+        "year": pa.array([d.year for d in parsed.dumps]).take(dump),
+        "abstract": [text[v] for v in canonical.tolist()],
+        "abstract_plain": plain,
+        "urls": urls,
+        "word_count": words,
+        "n_occurrences": n_occ,
+        "n_versions": np.fromiter((p["n_versions"] for p in papers_found), np.int64, len(papers_found)),
+        "first_source_file": names.take(founding_dump),
+        "canonical_occurrence_id": occurrence_ids(shas.take(dump), parsed.positions["record_index"][record]),
+        "abstract_sha256": version_sha.take(canonical),
+    }
     schema = arrow_schema("papers")
-    papers = pa.Table.from_pydict({name: [cols[name][k] for k in order] for name in schema.names}, schema=schema)
+    papers = pa.table({name: pa.array(cols[name], schema.field(name).type) if not isinstance(cols[name], pa.Array)
+                       else cols[name].cast(schema.field(name).type) for name in schema.names}, schema=schema)
+    papers = papers.take(pc.sort_indices(papers.column("paper_id")))
+    papers = pa.table([dense(c.combine_chunks()) for c in papers.columns], schema=schema)
     occurrences = Occurrences(
         schema=arrow_schema("occurrences"),
-        files=pa.array(names, pa.string()),
-        shas=pa.array([d.sha256 for d in parsed.dumps], pa.string()),
+        files=names,
+        shas=shas,
         dump=parsed.dump,
         positions=parsed.positions,
         version=parsed.version,
         relation=dedup["relation"],
-        version_paper=pa.array(version_paper, pa.string()),
+        version_paper=version_paper,
         version_similarity=dedup["version_similarity"],
-        version_sha=pa.array(versions.sha, pa.string()),
+        version_sha=version_sha,
         spool=parsed.spool,
     )
     id_rows = dedup["identity"].ids

@@ -75,7 +75,12 @@ class Spool:
         self._file.close()
 
 
-def _dense(array: pa.Array) -> pa.Array:
+def occurrence_ids(shas: pa.Array, record_index: np.ndarray) -> pa.Array:
+    """``<first 16 hex digits of the dump's SHA-256>-<record index>``, one per row."""
+    return pc.binary_join_element_wise(pc.utf8_slice_codeunits(shas, 0, 16), pc.cast(pa.array(record_index), pa.string()), "-")
+
+
+def dense(array: pa.Array) -> pa.Array:
     """``array`` without a validity buffer when it has no nulls (``take`` allocates one): the
     in-memory size recorded in the card is that of the arrays a table of Python values makes."""
     if array.null_count or array.buffers()[0] is None:
@@ -110,9 +115,8 @@ class Occurrences:
         dump = pa.array(self.dump[start:stop])
         v = pa.array(self.version[start:stop])
         sha = self.shas.take(dump)
-        index = pa.array(self.positions["record_index"][start:stop])
         cols = {
-            "occurrence_id": pc.binary_join_element_wise(pc.utf8_slice_codeunits(sha, 0, 16), pc.cast(index, pa.string()), "-"),
+            "occurrence_id": occurrence_ids(sha, self.positions["record_index"][start:stop]),
             "paper_id": self.version_paper.take(v),
             "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
             "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
@@ -136,7 +140,7 @@ class Occurrences:
         for text_raw in self.spool.chunks(size):
             stop = start + len(text_raw)
             cols = self._columns(start, stop, text_raw)
-            yield pa.record_batch([_dense(cols[n].cast(self.schema.field(n).type)) for n in self.schema.names],
+            yield pa.record_batch([dense(cols[n].cast(self.schema.field(n).type)) for n in self.schema.names],
                                   schema=self.schema)
             start = stop
 
