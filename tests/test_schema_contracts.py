@@ -118,10 +118,11 @@ def test_count_disagreement_caught(tables):
         check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)
 
 
-@pytest.mark.parametrize("broken", ["row", "across"])
+@pytest.mark.parametrize("broken", ["row", "across", "crash"])
 def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch, broken):
     """The build checks the contracts while it writes (occurrences row group by row group in one
-    thread, the rest in another): a contract broken in either leaves dist/ untouched."""
+    thread, the rest in another): a contract broken in either, or a failure after the
+    occurrences began to be written, leaves dist/ untouched."""
     import dataclasses
 
     from neurips_abstracts import build as build_module
@@ -133,18 +134,34 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
     (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(3)]))
     build_module.build(raw, dist, previous=None)
     before = {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
-    real = build_module._run
+    if broken == "row":  # the schema's maximum, checked on each row group as it is written
+        from neurips_abstracts import pipeline
 
-    def tampered(*args, **kwargs):
-        result, prev = real(*args, **kwargs)
-        if broken == "row":  # the schema's maximum, checked on each row group
-            result.occurrences.version_similarity[:] = 2.0
-            return result, prev
-        papers = _set(result.papers, "n_occurrences", 0, 7)  # checked across tables
-        return dataclasses.replace(result, papers=papers), prev
+        real_occurrences = pipeline.assemble_occurrences
 
-    monkeypatch.setattr(build_module, "_run", tampered)
-    with pytest.raises(ContractError, match="schema" if broken == "row" else "n_occurrences"):
+        def tampered_occurrences(*args):
+            occurrences = real_occurrences(*args)
+            occurrences.positions["line_start"][:] = 1  # the header's line: checked by the schema alone
+            return occurrences
+
+        monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
+    elif broken == "crash":  # once the occurrences table is being written
+        from neurips_abstracts import pipeline
+
+        def crash(*args):
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(pipeline, "assemble", crash)
+    else:  # checked across tables
+        real = build_module._run
+
+        def tampered(*args, **kwargs):
+            result, prev = real(*args, **kwargs)
+            return dataclasses.replace(result, papers=_set(result.papers, "n_occurrences", 0, 7)), prev
+
+        monkeypatch.setattr(build_module, "_run", tampered)
+    error, message = {"row": (ContractError, "schema"), "across": (ContractError, "n_occurrences"), "crash": (RuntimeError, "boom")}[broken]
+    with pytest.raises(error, match=message):
         build_module.build(raw, dist, previous=None)
     assert {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist", "raw"]  # nothing half written left behind

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import filecmp
+import threading
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +41,7 @@ def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]
 
 def _run(
     raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: str | Path | PreviousRelease | None,
-    workers: int | None,
+    workers: int | None, occurrences_ready: Callable = lambda _: None,
 ) -> tuple[BuildResult, PreviousRelease | None]:
     prev = previous_release(raw_dir, previous)
     version = dataset_version()
@@ -47,7 +49,7 @@ def _run(
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
     result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
-                 Workers(DEFAULT_WORKERS if workers is None else workers))
+                 Workers(DEFAULT_WORKERS if workers is None else workers), occurrences_ready)
     return result, prev
 
 
@@ -84,45 +86,42 @@ def _write_table(name: str, table, out: Path, config: BuildConfig):
                              rows=table.num_rows, nbytes=table.nbytes)
 
 
-def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None = None,
-               previous: PreviousRelease | None = None) -> None:
-    """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored to)
-    and write the release into ``out``, its documents naming ``repo_id`` (default: the project's
-    hub-repo); ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away.
-
-    The occurrences table is checked a row group at a time as it is written, in this thread,
-    while another checks the contracts across tables and writes the small tables: the two spend
-    their time in Parquet's encoder and in polars, which both run outside the GIL."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .release import croissant, datapackage, contents as release, texts
-    from .release.card import card
-    from .release.contracts import check_occurrence_rows, check_tables
-    from .release.datasheet import datasheet
-
-    occurrences = result.occurrences
+def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event) -> tuple[int, int]:
+    """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
+    write it; (rows, in-memory size). Stops before the next row group once ``stop`` is set."""
+    from .release.contracts import check_occurrence_rows
 
     def checked(batches):
         for batch in batches:
+            if stop.is_set():
+                raise CancelledError("the build stopped")
             check_occurrence_rows(batch)
             yield batch
 
-    with ThreadPoolExecutor(1, thread_name_prefix="contracts") as meanwhile:
-        across = meanwhile.submit(check_tables, result.papers, occurrences, result.stats["records"], result.ids, previous)
-        small = {name: meanwhile.submit(_write_table, name, getattr(result, name), out, config)
-                 for name in TABLES if name != "occurrences"}
-        try:
-            path = out / data_path("occurrences")
-            rows, nbytes = write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size)),
-                                                 occurrences.schema, "occurrences", path, config)
-        except BaseException:
-            for future in (across, *small.values()):
-                future.cancel()
-            raise
-        across.result()
-        data = {name: small[name].result() if name in small else release.DataFile(
-            path=data_path(name), size=path.stat().st_size, sha256=release.sha256_file(path), rows=rows, nbytes=nbytes,
-        ) for name in TABLES}
+    return write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size)), occurrences.schema,
+                                 "occurrences", out / data_path("occurrences"), config)
+
+
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
+               previous: PreviousRelease | None, occurrences_written: Future) -> None:
+    """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
+    to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
+    project's hub-repo). The occurrences table is being checked and written meanwhile
+    (``_write_occurrences``: ``occurrences_written`` gives its rows and size). A ContractError
+    leaves ``out`` half written, for ``atomic_dir`` to throw away."""
+    from .release import croissant, datapackage, contents as release, texts
+    from .release.card import card
+    from .release.contracts import check_tables
+    from .release.datasheet import datasheet
+
+    occurrences = result.occurrences
+    check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
+    data = {name: _write_table(name, getattr(result, name), out, config) for name in TABLES if name != "occurrences"}
+    rows, nbytes = occurrences_written.result()
+    path = out / data_path("occurrences")
+    data["occurrences"] = release.DataFile(path=data_path("occurrences"), size=path.stat().st_size,
+                                           sha256=release.sha256_file(path), rows=rows, nbytes=nbytes)
+    data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
     changelog = read_resource(release.CHANGELOG)
@@ -162,13 +161,32 @@ def build(
     check_replaceable(out, **guard)
     for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
+    built: list[BuildResult] = []
+
+    def fill(tmp: Path) -> None:
+        # The occurrences table is checked and written in a thread of its own from the moment it
+        # can be (see ``pipeline.run``), while this thread renders the plain text and checks the
+        # rest: its time goes to Parquet's encoder, which runs outside the GIL.
+        stop = threading.Event()
+        writing: list[Future] = []
+        with ThreadPoolExecutor(1, thread_name_prefix="occurrences") as writer:
+            try:
+                result, prev = _run(raw_dir, config, stage, previous, workers,
+                                    lambda occ: writing.append(writer.submit(_write_occurrences, occ, tmp, config, stop)))
+                built.append(result)
+                with stage("contracts and write"):
+                    write_dist(result, tmp, config, repo_id, prev, writing[0])
+            except BaseException:
+                stop.set()  # and the executor waits for the writer to see it
+                raise
+
     with gc_paused():
-        result, prev = _run(raw_dir, config, stage, previous, workers)
         try:
-            with stage("contracts and write"):
-                atomic_dir(Path(out), lambda tmp: write_dist(result, tmp, config, repo_id, prev), **guard)
+            atomic_dir(Path(out), fill, **guard)
         finally:
-            result.occurrences.spool.close()
+            for result in built:
+                result.occurrences.spool.close()
+    result = built[0]
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
 

@@ -316,26 +316,50 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     }
 
 
-def render_papers(parsed: Parsed, dedup: dict, pool=None) -> list[tuple[str, str | None, int]]:
+def render_papers(parsed: Parsed, dedup: dict, pool=None, started: Callable[[], None] = lambda: None
+                  ) -> list[tuple[str, str | None, int]]:
     """Plain text, URLs and word count of every paper's canonical abstract, in the order of
-    dedup["papers"]; with a pool, in chunks taken in order."""
+    dedup["papers"]; with a pool, in chunks taken in order. ``started()`` is called once the
+    pool's processes exist (all are started by the first task), before any result is taken."""
     text = parsed.versions.text
     abstracts = [text[p["canonical_version"]] for p in dedup["papers"]]
     if pool is None:
+        started()
         return render_many(abstracts)
     chunks = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
     futures = deque(pool.submit(_pickled, render_many, chunk) for chunk in chunks)
+    started()
     rendered = []
     while futures:  # each result let go of once taken
         rendered.extend(_result(futures.popleft()))
     return rendered
 
 
-def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]]) -> tuple[pa.Table, Occurrences, pa.Table]:
+def assemble_occurrences(parsed: Parsed, dedup: dict) -> Occurrences:
+    """The occurrences table (produced a row group at a time: see ``Occurrences``)."""
+    versions = parsed.versions
+    return Occurrences(
+        schema=arrow_schema("occurrences"),
+        files=pa.array([d.name for d in parsed.dumps], pa.string()),
+        shas=pa.array([d.sha256 for d in parsed.dumps], pa.string()),
+        dump=parsed.dump,
+        positions=parsed.positions,
+        version=parsed.version,
+        relation=dedup["relation"],
+        version_paper=pa.array(dedup["version_paper"], pa.string()),
+        version_similarity=dedup["version_similarity"],
+        version_sha=pa.array(versions.sha, pa.string()),
+        spool=parsed.spool,
+    )
+
+
+def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]], occurrences: Occurrences
+             ) -> tuple[pa.Table, pa.Table]:
+    """The papers and ids tables."""
     versions = parsed.versions
     first = versions.first.array()
     papers_found = dedup["papers"]
-    version_paper = pa.array(dedup["version_paper"], pa.string())
+    version_paper = occurrences.version_paper
     canonical = np.fromiter((p["canonical_version"] for p in papers_found), np.int64, len(papers_found))
     record = first[canonical]  # each paper's canonical occurrence
     dump = parsed.dump[record]
@@ -343,10 +367,7 @@ def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, 
     # Records per paper: the versions of a paper share its id.
     paper_of_version = version_paper.dictionary_encode().indices.to_numpy()
     n_occ = np.bincount(paper_of_version[parsed.version], minlength=len(version_paper))[paper_of_version[canonical]]
-    names = pa.array([d.name for d in parsed.dumps], pa.string())
-    shas = pa.array([d.sha256 for d in parsed.dumps], pa.string())
     text = versions.text
-    version_sha = pa.array(versions.sha, pa.string())
     plain, urls, words = zip(*rendered) if rendered else ((), (), ())
     cols = {
         "paper_id": version_paper.take(canonical),
@@ -358,32 +379,19 @@ def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, 
         "word_count": words,
         "n_occurrences": n_occ,
         "n_versions": np.fromiter((p["n_versions"] for p in papers_found), np.int64, len(papers_found)),
-        "first_source_file": names.take(founding_dump),
-        "canonical_occurrence_id": occurrence_ids(shas.take(dump), parsed.positions["record_index"][record]),
-        "abstract_sha256": version_sha.take(canonical),
+        "first_source_file": occurrences.files.take(founding_dump),
+        "canonical_occurrence_id": occurrence_ids(occurrences.shas.take(dump), parsed.positions["record_index"][record]),
+        "abstract_sha256": occurrences.version_sha.take(canonical),
     }
     schema = arrow_schema("papers")
     papers = pa.table({name: pa.array(cols[name], schema.field(name).type) if not isinstance(cols[name], pa.Array)
                        else cols[name].cast(schema.field(name).type) for name in schema.names}, schema=schema)
     papers = papers.take(pc.sort_indices(papers.column("paper_id")))
     papers = pa.table([dense(c.combine_chunks()) for c in papers.columns], schema=schema)
-    occurrences = Occurrences(
-        schema=arrow_schema("occurrences"),
-        files=names,
-        shas=shas,
-        dump=parsed.dump,
-        positions=parsed.positions,
-        version=parsed.version,
-        relation=dedup["relation"],
-        version_paper=version_paper,
-        version_similarity=dedup["version_similarity"],
-        version_sha=version_sha,
-        spool=parsed.spool,
-    )
     id_rows = dedup["identity"].ids
     schema = arrow_schema("ids")
     ids = pa.Table.from_pydict({name: [getattr(r, name) for r in id_rows] for name in schema.names}, schema=schema)
-    return papers, occurrences, ids
+    return papers, ids
 
 
 def run(
@@ -394,6 +402,7 @@ def run(
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
     workers: Workers | None = None,
+    occurrences_ready: Callable[[Occurrences], None] = lambda _: None,
 ) -> BuildResult:
     """raw files (name, bytes or a function returning them) and their metadata in,
     validated-ready tables out; paper ids are anchored to ``previous`` (None: this is the first
@@ -402,7 +411,9 @@ def run(
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
     dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may do per-record work in other
-    processes; they are shut down here.
+    processes; they are shut down here. ``occurrences_ready(occurrences)`` is called as soon as
+    the occurrences table can be produced, before the plain text is rendered (and after the
+    processes rendering it are started: a thread it starts is never forked).
     """
     workers = workers or Workers(DEFAULT_WORKERS)
     try:
@@ -410,11 +421,12 @@ def run(
         try:
             with stage("near-dup"):
                 dedup = deduplicate(parsed, config, previous, version)
+            occurrences = assemble_occurrences(parsed, dedup)
             with stage("plain text"):
-                rendered = render_papers(parsed, dedup, workers.start(parsed.nbytes))
+                rendered = render_papers(parsed, dedup, workers.start(parsed.nbytes), lambda: occurrences_ready(occurrences))
                 workers.close()
             with stage("assemble"):
-                papers, occurrences, ids = assemble(parsed, dedup, rendered)
+                papers, ids = assemble(parsed, dedup, rendered, occurrences)
         except BaseException:
             parsed.spool.close()
             raise

@@ -8,6 +8,7 @@ checked and written; every other column is derived from a few integers per recor
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -32,6 +33,9 @@ class Spool:
         self._schema = pa.schema([("text_raw", pa.string())])
         self._writer = pa.ipc.new_file(self._sink, self._schema)
         self.rows = 0
+        # The build reads the spool in a thread of its own, and closes it in another when it
+        # stops early: a read and the close never overlap.
+        self._lock = threading.Lock()
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
@@ -54,13 +58,17 @@ class Spool:
 
     def chunks(self, size: int) -> Iterator[pa.Array]:
         """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
-        self.finish()
-        self._file.seek(0)
-        reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
+        with self._lock:
+            self.finish()
+            self._file.seek(0)
+            reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
         pending: list[pa.Array] = []
         held = 0
         for i in range(reader.num_record_batches):
-            column = reader.get_batch(i).column(0)
+            with self._lock:
+                if self._file.closed:
+                    raise ValueError("the spool was closed while read")
+                column = reader.get_batch(i).column(0)
             pending.append(column)
             held += len(column)
             while held >= size:
@@ -71,8 +79,9 @@ class Spool:
             yield pa.concat_arrays(pending)
 
     def close(self) -> None:
-        self.finish()
-        self._file.close()
+        with self._lock:
+            self.finish()
+            self._file.close()
 
 
 def occurrence_ids(shas: pa.Array, record_index: np.ndarray) -> pa.Array:
