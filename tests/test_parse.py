@@ -234,3 +234,36 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
     with pytest.raises(DumpError, match="no longer match the sha256"):
         parse([("d.txt", read)], BuildConfig(), meta=meta, workers=Workers(1))
     assert len(reads) == 2
+
+
+_record_piece = st.sampled_from(["a", "b c", "é", "中", "😀", " ", "\t", "\r", "\u00a0", "\u200b", "\u2060", "\x07", "\x0c",
+                                 "\\", "^", "^^", "^^@", "^^^^d800", "\\char0", "\\char65", "\\unicode{xD800}",
+                                 "\\unicode{x2014}", "\\unicode", "\ufdd0", "\U0010ffff", "\ufffd", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(st.one_of(_record_piece, st.just("\n"), st.just("\r\n"), st.just("\n\n"), st.just("\n \t\n")),
+                     max_size=50),
+       crlf=st.booleans(), final_newline=st.booleans())
+@example(body=["a", "\n\n", "^^@", "\n", "b"], crlf=False, final_newline=False)
+def test_records_added_at_once_are_those_added_run_by_run(body, crlf, final_newline):
+    """Inputs: dumps of records holding escapes that stand for bad characters or not, marks of
+    them (``\\``, ``^``, ``^^``), noncharacters, invisible lines, controls, CRLF. The batch path
+    (``_Records.add_all``) gives the same columns, or the same error at the same line and column,
+    as adding each run of lines in turn."""
+    from neurips_abstracts.ingest import parse as P
+
+    text = HEADER + "\n" + "".join(body) + "\nLast." + ("\n" if final_newline else "")
+    data = (text.replace("\n", "\r\n") if crlf else text).encode()
+
+    def outcome():
+        try:
+            dump, records = P.parse_records("000_x.txt", data)
+            return dump, records
+        except DumpError as exc:
+            return exc.message, exc.line, exc.column, exc.code
+
+    batch = outcome()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(P._Records, "add_all", lambda self, *args: False)
+        assert batch == outcome()

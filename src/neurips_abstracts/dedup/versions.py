@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ingest.parse import Dump, no_visible_text, parse_records
-from ..text.normalize import normalize
+from ..text.normalize import normalize, normalize_many
 
 
 def _sha256(text: str) -> str:
@@ -98,21 +98,16 @@ def _distinct(
     name: str, records: list[str], line_start: list[int], normalized: NormalizeMemo
 ) -> tuple[list[str], list[int], np.ndarray]:
     """The distinct normalized texts of a dump's records, the record where each first appears,
-    and each record's text (index)."""
-    index: dict[str, int] = {}
-    texts: list[str] = []
-    first: list[int] = []
-    local = np.empty(len(records), dtype=np.int32)
-    for k, raw in enumerate(records):
-        fixed = normalized(raw)
-        if not fixed:
-            raise no_visible_text(name, line_start[k])
-        t = index.get(fixed)
-        if t is None:
-            t = index[fixed] = len(texts)
-            texts.append(fixed)
-            first.append(k)
-        local[k] = t
+    and each record's text (index). Dictionaries built from iterators do the per-record steps
+    (a dictionary keeps its keys in first-insertion order)."""
+    fixed = normalize_many(records, normalized)
+    if "" in fixed:  # the first record normalized to nothing
+        raise no_visible_text(name, line_start[fixed.index("")])
+    texts = list(dict.fromkeys(fixed))
+    index = dict(zip(texts, range(len(texts))))
+    local = np.fromiter(map(index.__getitem__, fixed), np.int32, len(fixed))
+    # Each text's first record: the texts are numbered in order of first appearance.
+    first = np.unique(local, return_index=True)[1].tolist()
     return texts, first, local
 
 
@@ -134,18 +129,17 @@ class Versions:
     def add(self, prepared: Prepared, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
         """The version of each record of a prepared dump, its records numbered from ``first_record``."""
         index, texts = self.index, self.text
-        version_of = np.empty(len(prepared.texts), dtype=np.int32)
-        new_first: list[int] = []
-        for t, (fixed, first) in enumerate(zip(prepared.texts, prepared.first.tolist())):
-            v = index.get(fixed)
-            if v is None:
-                v = index[fixed] = len(texts)
-                texts.append(fixed)
-                self.sha.append(_sha256(fixed))
-                new_first.append(first_record + first)
-            version_of[t] = v
+        # Dictionary and map steps in place of a Python step per text; a dump's texts are
+        # distinct, so its new ones are numbered in their order, after those met before.
+        known = np.fromiter(map(index.__contains__, prepared.texts), bool, len(prepared.texts))
+        new = [prepared.texts[t] for t in np.flatnonzero(~known).tolist()]
+        index.update(zip(new, range(len(texts), len(texts) + len(new))))
+        texts += new
+        self.sha += map(_sha256, new)
+        version_of = np.fromiter(map(index.__getitem__, prepared.texts), np.int32, len(prepared.texts))
+        new_first = first_record + prepared.first[~known]
         out = version_of[prepared.local]
-        self.first.extend(np.array(new_first, dtype=np.int64))
+        self.first.extend(new_first)
         key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)
         if len(self.newest.array()) < len(texts):
             self.newest.extend(np.full(len(texts) - self.newest.n, -1, dtype=np.int64))

@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import not_
+
+import numpy as np
 
 from ..core.errors import DumpError
-from ..text.characters import bad_character
+from ..text.characters import bad_character, bad_character_marks
 
 BOM = b"\xef\xbb\xbf"
 HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
@@ -181,16 +185,19 @@ def parse_records(
     body_start = len(data) if newline < 0 else newline + 1
     # The file is decoded a run of record lines at a time, in order, so its first bad byte is
     # found first; a bad header or a bad character is reported only once the whole file decodes.
+    gaps = np.array([m.span() for m in _GAP_RE.finditer(data, max(body_start - 1, start))], dtype=np.int64).reshape(-1, 2)
+    # The runs of record lines: from the body's start or a gap's end to the next gap or the end.
+    starts = np.concatenate([[body_start], gaps[:, 1]])
+    ends = np.concatenate([gaps[:, 0], [len(data)]])
+    keep = ends > starts
+    starts, ends = starts[keep], ends[keep]
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
     out = _Records(name, data)
-    pos, line_at = body_start, 2  # a byte offset at a line start and its line
-    for gap in _GAP_RE.finditer(data, max(body_start - 1, start)):
-        end = gap.start()
-        if end > pos:
-            line_at = out.add(pos, end, line_at)
-        line_at += data.count(b"\n", max(end, pos), gap.end())
-        pos = gap.end()
-    if pos < len(data):
-        out.add(pos, len(data), line_at)
+    if not out.add_all(starts, ends, newlines):
+        out = _Records(name, data)
+        lines = np.searchsorted(newlines, starts) + 1
+        for pos, end, line in zip(starts.tolist(), ends.tolist(), lines.tolist()):
+            out.add(pos, end, line)
     venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
     if out.bad is not None:
         raise out.bad
@@ -211,6 +218,40 @@ class _Records:
         self.line_start, self.line_end, self.byte_start, self.byte_end, self.text = [], [], [], [], []
         self.invisible: list[tuple[int, str]] = []
         self.bad: DumpError | None = None  # the first record's bad character
+
+    def add_all(self, starts: np.ndarray, ends: np.ndarray, newlines: np.ndarray) -> bool:
+        """Add the runs of lines ``data[starts[k]:ends[k]]`` (in order; ``newlines``: the offsets
+        of the dump's newlines) as ``add`` would, each step done for all the runs at once; False,
+        adding nothing, if a run does not decode or is not one record (``add`` finds why)."""
+        data = self.data
+        stops = ends - (np.frombuffer(data, np.uint8)[ends - 1] == 13)  # "\r"
+        try:
+            raws = list(map(bytes.decode, map(data.__getitem__, map(slice, starts.tolist(), stops.tolist()))))
+        except UnicodeDecodeError:
+            return False
+        line_start = np.searchsorted(newlines, starts) + 1
+        line_end = np.searchsorted(newlines, stops) + 1
+        texts = list(map(str.strip, raws))
+        for k in np.flatnonzero(line_end > line_start).tolist():
+            texts[k] = " ".join([line.strip() for line in raws[k].split("\n")])
+        # An ASCII run is one record (every line holds a byte that is not white space); another
+        # is if every line holds a character that is neither white space nor invisible.
+        for k in compress(range(len(raws)), map(not_, map(str.isascii, raws))):
+            lines = [line.strip() for line in raws[k].split("\n")]
+            if not all(lines) or any(map(_INVISIBLE_LINE_RE.fullmatch, lines)):
+                return False
+        self.line_start, self.line_end = line_start.tolist(), line_end.tolist()
+        self.byte_start, self.byte_end = starts.tolist(), stops.tolist()
+        self.text = texts
+        # The first record holding a bad character: only those holding a mark of one may.
+        # (A mark is never split by a gap: the marks' bytes are not white space.)
+        marks = np.array(bad_character_marks(data), dtype=np.int64)
+        at = np.searchsorted(starts, marks, side="right") - 1
+        for k in np.unique(at[(at >= 0) & (marks < stops[np.maximum(at, 0)])]).tolist():
+            self.bad = bad_character_error(self.name, raws[k], self.line_start[k])
+            if self.bad is not None:
+                break
+        return True
 
     def add(self, start: int, end: int, line: int) -> int:
         """Add the lines ``data[start:end]`` (``end`` at a line end or the file's end), from line
