@@ -117,7 +117,7 @@ def test_memo_gives_normalize_and_stays_within_its_bound():
 
 
 _awkward = st.sampled_from(["a", "b", "x y", " ", "  ", "\t", "\r", "\n", "\r\n", "\x00", "\x07", "\x1b", "\x1b[31m", "\x1c",
-                            "\x7f", "\x85", "\xa0", "\u2009", "\u3000", "\u2028", "\ufeff", "\u200b", "\xff", "é", "e\u0301",
+                            "\x1e", "\x7f", "\x85", "\xa0", "\u2009", "\u3000", "\u2028", "\ufeff", "\u200b", "\xff", "é", "e\u0301",
                             "Ã©", "À\x1fº", "¬ç", "中", "😀", "\\", "^"])
 
 

@@ -267,3 +267,18 @@ def test_records_added_at_once_are_those_added_run_by_run(body, crlf, final_newl
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(P._Records, "add_all", lambda self, *args: False)
         assert batch == outcome()
+
+
+@pytest.mark.parametrize(("controls", "tabs", "binary"), [(16, 0, True), (15, 0, False), (16, 500, True), (0, 5000, False),
+                                                            (15, 5000, False), (16, 10**6, False)])
+def test_a_dump_with_many_control_bytes_is_binary(controls, tabs, binary):
+    """Sixteen or more C0 controls but TAB, LF and CR, over 1% of the bytes, make a binary file;
+    TAB, LF and CR, however many, do not (the quick upper bound counts them)."""
+    from neurips_abstracts.ingest.parse import parse_records
+
+    data = f"{HEADER}\n\nAn abstract{chr(7) * controls}{' ' * 10}{chr(9) * tabs} with controls.\n".encode()
+    if binary:
+        with pytest.raises(DumpError, match=f"{controls} control bytes"):
+            parse_records("000_x.txt", data)
+    else:
+        assert len(parse_records("000_x.txt", data)[1]) == 1

@@ -55,6 +55,7 @@ _REMOVED = "".join(chr(c) for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if c
 _REMOVED_ASCII = "".join(c for c in _REMOVED if c < "\x80").encode("ascii")
 # What is removed outright; everything in _SPACE_LIKE is white space to str.split() already.
 _REMOVE_RE = re.compile("[" + re.escape(_REMOVED) + "\ufeff\u200b]")
+_REMOVED_SPACE = "".join(c for c in _REMOVED if c.isspace())  # \x1c-\x1f
 
 
 def _single_spaced_printable(text: str) -> bool:
@@ -69,6 +70,12 @@ def _clean(text: str) -> str:
         return text  # most abstracts: one scan of each kind instead of a rewrite
     text = unicodedata.normalize("NFC", text)
     # str.split() splits on exactly the characters for which str.isspace() holds: Unicode white space.
+    spaced = " ".join(text.split())
+    # Nothing to remove (usually: the text only had extra white space) if what is left is
+    # printable, for no removed character is; white space aside, which is why \x1c-\x1f, both
+    # removed and white space, are looked for in the text (each a search at memchr speed).
+    if spaced.isprintable() and not any(c in text for c in _REMOVED_SPACE):
+        return spaced
     return " ".join(_REMOVE_RE.sub("", text).split())
 
 
