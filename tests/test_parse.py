@@ -282,3 +282,21 @@ def test_a_dump_with_many_control_bytes_is_binary(controls, tabs, binary):
             parse_records("000_x.txt", data)
     else:
         assert len(parse_records("000_x.txt", data)[1]) == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(st.sampled_from([b"\n", b"\r", b" ", b"\t", b"\x0c", b"\x1c", b"a", b"  a", b"\xc2\xa0", b"\r\n",
+                                        b"     ", b"    \r", b"\t\t\t\tb"]), max_size=40),
+       pos=st.integers(0, 60))
+@example(pieces=[b"\n", b"     ", b"\n", b"\n"], pos=0)
+def test_gaps_read_from_the_lines_are_those_of_the_expression(pieces, pos):
+    """Inputs: byte strings of blank bytes, CR, LF, text and non-ASCII white space, from any
+    offset. The gaps found from the lines are the matches of ``_GAP_RE``, which defines them."""
+    import numpy as np
+
+    from neurips_abstracts.ingest.parse import _GAP_RE, _gaps
+
+    data = b"".join(pieces)
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    starts, ends = _gaps(data, newlines, pos)
+    assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in _GAP_RE.finditer(data, pos)]

@@ -162,6 +162,40 @@ def _invisible_lines(text: str, gaps: list[tuple[int, int]], first_line: int = 1
 # decoded text, settles those. Starting with a newline, the expression is tried at line ends only.
 _ASCII_BLANK = bytes(c for c in range(128) if c != 10 and _INVISIBLE_LINE_RE.fullmatch(chr(c)))
 _GAP_RE = re.compile(rb"\n(?:[" + re.escape(_ASCII_BLANK) + rb"]*(?:\n|\Z))+")
+_IS_BLANK = np.zeros(256, bool)
+_IS_BLANK[list(_ASCII_BLANK)] = True
+_NOT_BLANK_RE = re.compile(rb"[^" + re.escape(_ASCII_BLANK) + rb"]")
+_SHORT_LINE = 4
+
+
+def _gaps(data: bytes, newlines: np.ndarray, pos: int) -> tuple[np.ndarray, np.ndarray]:
+    """The spans (starts, ends) of ``_GAP_RE.finditer(data, pos)``, ``newlines`` the offsets of
+    every newline of ``data``: read from the lines rather than by a scan of every byte. A gap
+    is a maximal run of blank lines, from the newline before the first to the newline after the
+    last (or the end of ``data``)."""
+    newlines = newlines[np.searchsorted(newlines, pos):]
+    if not len(newlines):
+        return newlines, newlines
+    d = np.frombuffer(data, np.uint8)
+    line_start = newlines + 1  # the line after each newline
+    line_end = np.append(newlines[1:], len(data))
+    size = line_end - line_start
+    blank = size == 0
+    # A line is blank if its bytes all are: looked at by position for short lines (blank lines
+    # are: "", "\r", " "), by a search for the longer ones that start with a blank byte.
+    maybe = np.flatnonzero(~blank & _IS_BLANK[d[np.minimum(line_start, len(d) - 1)]])
+    short = maybe[size[maybe] <= _SHORT_LINE]
+    all_blank = np.ones(len(short), bool)
+    for at in range(1, _SHORT_LINE):
+        all_blank &= (size[short] <= at) | _IS_BLANK[d[np.minimum(line_start[short] + at, len(d) - 1)]]
+    blank[short[all_blank]] = True
+    for k in maybe[size[maybe] > _SHORT_LINE].tolist():
+        blank[k] = _NOT_BLANK_RE.search(data, int(line_start[k]), int(line_end[k])) is None
+    follows_blank = np.concatenate([[False], blank[:-1]])
+    precedes_blank = np.concatenate([blank[1:], [False]])
+    first, last = np.flatnonzero(blank & ~follows_blank), np.flatnonzero(blank & ~precedes_blank)
+    ends = np.where(last + 1 < len(newlines), newlines[np.minimum(last + 1, len(newlines) - 1)] + 1, len(data))
+    return newlines[first], ends
 
 
 @dataclass(frozen=True)
@@ -193,13 +227,13 @@ def parse_records(
     body_start = len(data) if newline < 0 else newline + 1
     # The file is decoded a run of record lines at a time, in order, so its first bad byte is
     # found first; a bad header or a bad character is reported only once the whole file decodes.
-    gaps = np.array([m.span() for m in _GAP_RE.finditer(data, max(body_start - 1, start))], dtype=np.int64).reshape(-1, 2)
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    gap_starts, gap_ends = _gaps(data, newlines, max(body_start - 1, start))
     # The runs of record lines: from the body's start or a gap's end to the next gap or the end.
-    starts = np.concatenate([[body_start], gaps[:, 1]])
-    ends = np.concatenate([gaps[:, 0], [len(data)]])
+    starts = np.concatenate([[body_start], gap_ends])
+    ends = np.concatenate([gap_starts, [len(data)]])
     keep = ends > starts
     starts, ends = starts[keep], ends[keep]
-    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
     out = _Records(name, data)
     if not out.add_all(starts, ends, newlines):
         out = _Records(name, data)
