@@ -131,13 +131,15 @@ class Versions:
         index, texts = self.index, self.text
         # Dictionary and map steps in place of a Python step per text; a dump's texts are
         # distinct, so its new ones are numbered in their order, after those met before.
-        known = np.fromiter(map(index.__contains__, prepared.texts), bool, len(prepared.texts))
-        new = [prepared.texts[t] for t in np.flatnonzero(~known).tolist()]
+        # (A look-up compares the texts themselves, in memory far apart: one look-up per text.)
+        version_of = np.array([-1 if v is None else v for v in map(index.get, prepared.texts)], dtype=np.int32)
+        new_at = np.flatnonzero(version_of < 0)
+        new = [prepared.texts[t] for t in new_at.tolist()]
+        version_of[new_at] = np.arange(len(texts), len(texts) + len(new))
         index.update(zip(new, range(len(texts), len(texts) + len(new))))
         texts += new
         self.sha += map(_sha256, new)
-        version_of = np.fromiter(map(index.__getitem__, prepared.texts), np.int32, len(prepared.texts))
-        new_first = first_record + prepared.first[~known]
+        new_first = first_record + prepared.first[new_at]
         out = version_of[prepared.local]
         self.first.extend(new_first)
         key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)

@@ -103,7 +103,7 @@ def _normalize_ascii(texts: list[str]) -> list[str]:
     then drop every space after a space and every space next to a separator. A split and join of
     each text made a bytes object per word, several times slower."""
     joined = ("\xff" + "\xff".join(texts) + "\xff").encode("latin-1")
-    a = np.frombuffer(joined.translate(None, _REMOVED_ASCII).translate(_ASCII_WHITE_TO_SPACE), np.uint8)
+    a = np.frombuffer(joined.translate(_ASCII_WHITE_TO_SPACE, _REMOVED_ASCII), np.uint8)  # deletes, then maps
     space = a == 0x20
     keep = np.ones(len(a), bool)
     np.logical_not(space[1:] & space[:-1], out=keep[1:])
@@ -139,10 +139,8 @@ def normalize_many(texts: list[str], full=None) -> list[str]:
     cls = np.frombuffer(("\xff" + "\xff".join(ascii_texts) + "\xff").encode("latin-1").translate(_ASCII_CLASS), np.uint8)
     # Text j starts at starts[j] in the joined bytes: the neighbours (i, i + 1) from its
     # separator before it to its last character are its own.
-    starts = np.empty(len(ascii_texts), np.int64)
-    starts[0] = 1
-    np.cumsum(np.fromiter(map(len, ascii_texts), np.int64, len(ascii_texts))[:-1] + 1, out=starts[1:])
-    starts[1:] += 1
+    lengths = np.fromiter(map(len, ascii_texts), np.int64, len(ascii_texts))
+    starts = np.cumsum(lengths + 1) - lengths
     changed = np.flatnonzero(np.maximum.reduceat(cls[:-1] + cls[1:], starts - 1) >= 2)
     if not len(changed):
         return out
@@ -151,8 +149,9 @@ def normalize_many(texts: list[str], full=None) -> list[str]:
     for k, fixed in zip(plain, _normalize_ascii([texts[k] for k in plain])):
         out[k] = fixed
     if len(plain) < len(ks):
-        for k in set(ks) - set(plain):
-            out[k] = full(texts[k])
+        for k in ks:
+            if "\x1b" in texts[k]:
+                out[k] = full(texts[k])
     return out
 
 
