@@ -71,9 +71,11 @@ class NormalizeMemo:
 
     Copies of an abstract are spread over the dumps, so one memo serves all the dumps a build
     normalizes in its own process: about half of the records of a build are copies of a text met
-    before. ``normalize`` is pure, so a memo cannot change a result. The default bound, 256 MiB,
-    holds all the distinct texts of the 100k-record benchmark build (115 MiB); a larger build
-    fills it and starts again, and then meets fewer copies in it."""
+    before. ``normalize`` is pure, so a memo cannot change a result. The build asks it only about
+    the texts ``normalize_many`` does not settle at once (those not ASCII, or with ESC), the
+    slow ones. The default bound, 256 MiB, holds all the distinct texts of the 100k-record
+    benchmark build (115 MiB); a larger build fills it and starts again, and then meets fewer
+    copies in it."""
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes

@@ -252,6 +252,12 @@ def parse_records(
     return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)
 
 
+def _unwrapped(raw: str) -> str:
+    """The text of a record of several lines (one line is only stripped): lines stripped and
+    joined with one space, hard wraps undone, nothing else touched."""
+    return " ".join([line.strip() for line in raw.split("\n")])
+
+
 class _Records:
     """The columns of a dump's records as its runs of record lines are added, in order."""
 
@@ -276,7 +282,7 @@ class _Records:
         line_end = np.searchsorted(newlines, stops) + 1
         texts = list(map(str.strip, raws))
         for k in np.flatnonzero(line_end > line_start).tolist():
-            texts[k] = " ".join([line.strip() for line in raws[k].split("\n")])
+            texts[k] = _unwrapped(raws[k])
         # An ASCII run is one record (every line holds a byte that is not white space); another
         # is if every line holds a character that is neither white space nor invisible.
         for k in compress(range(len(raws)), map(not_, map(str.isascii, raws))):
@@ -337,13 +343,11 @@ class _Records:
         self.line_start.append(line)
         self.byte_start.append(byte_start)
         self.byte_end.append(byte_end)
-        # lines stripped and joined with one space: hard wraps undone, nothing else touched
         if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
             self.text.append(raw.strip())
         else:
-            lines = raw.split("\n")
-            self.text.append(" ".join([line.strip() for line in lines]))
-            line += len(lines) - 1
+            self.text.append(_unwrapped(raw))
+            line += raw.count("\n")
         self.line_end.append(line)
         return line
 

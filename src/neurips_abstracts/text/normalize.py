@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import compress
 
 import ftfy
 import numpy as np
@@ -134,7 +135,7 @@ def normalize_many(texts: list[str], full=None) -> list[str]:
     ascii_at = np.flatnonzero(is_ascii)
     if not len(ascii_at):
         return out
-    ascii_texts = [texts[k] for k in ascii_at.tolist()] if len(ascii_at) < len(texts) else texts
+    ascii_texts = list(compress(texts, is_ascii.tolist())) if len(ascii_at) < len(texts) else texts
     # Latin-1 of ASCII text and 0xFF is the joined string's own storage: encoding copies it.
     cls = np.frombuffer(("\xff" + "\xff".join(ascii_texts) + "\xff").encode("latin-1").translate(_ASCII_CLASS), np.uint8)
     # Text j starts at starts[j] in the joined bytes: the neighbours (i, i + 1) from its
