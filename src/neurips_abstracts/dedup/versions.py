@@ -10,6 +10,7 @@ import hashlib
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -134,7 +135,7 @@ class Versions:
         # Dictionary and map steps in place of a Python step per text; a dump's texts are
         # distinct, so its new ones are numbered in their order, after those met before.
         # (A look-up compares the texts themselves, in memory far apart: one look-up per text.)
-        version_of = np.array([-1 if v is None else v for v in map(index.get, prepared.texts)], dtype=np.int32)
+        version_of = np.fromiter(map(index.get, prepared.texts, repeat(-1)), np.int32, len(prepared.texts))
         new_at = np.flatnonzero(version_of < 0)
         new = [prepared.texts[t] for t in new_at.tolist()]
         version_of[new_at] = np.arange(len(texts), len(texts) + len(new))
