@@ -173,8 +173,9 @@ def test_normalization_change_moves_no_id(repo, monkeypatch):
     before = occurrence_papers(repo / "dist")
     first_release = build(repo / "raw", repo / "alone", previous=None)
     alone = occurrence_papers(repo / "alone")
-    original = versions.normalize  # where the build normalizes each record
-    monkeypatch.setattr(versions, "normalize", lambda t: original(t).replace("model", "Model").upper())
+    original = versions.normalize_many  # where the build normalizes each dump's records
+    monkeypatch.setattr(versions, "normalize_many",
+                        lambda texts, full=None: [t.replace("model", "Model").upper() for t in original(texts, full)])
     build(repo / "raw", repo / "dist")
     assert occurrence_papers(repo / "dist") == before
     assert any(r["abstract"].isupper() for r in papers(repo / "dist").values())  # the change took effect

@@ -114,3 +114,35 @@ def test_memo_gives_normalize_and_stays_within_its_bound():
         sizes.append(len(memo.of))
     assert max(sizes) > 1 and min(sizes[1:]) < max(sizes)  # it remembers, and starts again when full
     assert memo("fine text") is memo("fine text")  # a hit returns the remembered text
+
+
+_awkward = st.sampled_from(["a", "b", "x y", " ", "  ", "\t", "\r", "\n", "\r\n", "\x00", "\x07", "\x1b", "\x1b[31m", "\x1c",
+                            "\x1e", "\x7f", "\x85", "\xa0", "\u2009", "\u3000", "\u2028", "\ufeff", "\u200b", "\xff", "é", "e\u0301",
+                            "Ã©", "À\x1fº", "¬ç", "中", "😀", "\\", "^"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_awkward, max_size=8).map("".join), max_size=12))
+@example(["", " ", "a", "a ", " a", "a  b", "\x1b", "\xff", "a\tb"])
+def test_normalize_many_is_normalize_of_each(texts):
+    """Inputs: lists of texts made of awkward pieces (controls, ESC, NBSP and other Unicode white
+    space, CR, tabs, spaces at the ends, empty texts, 0xFF, which the batch joins ASCII texts
+    with, mojibake). The batch gives what ``normalize`` gives each text, with or without a memo."""
+    from neurips_abstracts.dedup.versions import NormalizeMemo
+    from neurips_abstracts.text.normalize import _normalize_full, normalize_many
+
+    expected = [normalize(t) for t in texts]
+    # normalize's ASCII shortcut is the batch's (for one text): checked against the full path here
+    assert expected == [_normalize_full(t) if t.isascii() and "\x1b" not in t else e for t, e in zip(texts, expected)]
+    assert normalize_many(texts) == expected
+    assert normalize_many(texts, NormalizeMemo()) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_awkward, max_size=10).map("".join) | st.text())
+def test_clean_shortcut_is_the_three_steps(text):
+    """Inputs: awkward texts and any Unicode text. ``_clean`` returning a printable,
+    single-spaced NFC text as it is gives what its three steps give."""
+    from neurips_abstracts.text.normalize import _REMOVE_RE, _clean
+
+    assert _clean(text) == " ".join(_REMOVE_RE.sub("", unicodedata.normalize("NFC", text)).split())

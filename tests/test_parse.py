@@ -234,3 +234,69 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
     with pytest.raises(DumpError, match="no longer match the sha256"):
         parse([("d.txt", read)], BuildConfig(), meta=meta, workers=Workers(1))
     assert len(reads) == 2
+
+
+_record_piece = st.sampled_from(["a", "b c", "é", "中", "😀", " ", "\t", "\r", "\u00a0", "\u200b", "\u2060", "\x07", "\x0c",
+                                 "\\", "^", "^^", "^^@", "^^^^d800", "\\char0", "\\char65", "\\unicode{xD800}",
+                                 "\\unicode{x2014}", "\\unicode", "\ufdd0", "\U0010ffff", "\ufffd", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(st.one_of(_record_piece, st.just("\n"), st.just("\r\n"), st.just("\n\n"), st.just("\n \t\n")),
+                     max_size=50),
+       crlf=st.booleans(), final_newline=st.booleans())
+@example(body=["a", "\n\n", "^^@", "\n", "b"], crlf=False, final_newline=False)
+def test_records_added_at_once_are_those_added_run_by_run(body, crlf, final_newline):
+    """Inputs: dumps of records holding escapes that stand for bad characters or not, marks of
+    them (``\\``, ``^``, ``^^``), noncharacters, invisible lines, controls, CRLF. The batch path
+    (``_Records.add_all``) gives the same columns, or the same error at the same line and column,
+    as adding each run of lines in turn."""
+    from neurips_abstracts.ingest import parse as P
+
+    text = HEADER + "\n" + "".join(body) + "\nLast." + ("\n" if final_newline else "")
+    data = (text.replace("\n", "\r\n") if crlf else text).encode()
+
+    def outcome():
+        try:
+            dump, records = P.parse_records("000_x.txt", data)
+            return dump, records
+        except DumpError as exc:
+            return exc.message, exc.line, exc.column, exc.code
+
+    batch = outcome()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(P._Records, "add_all", lambda self, *args: False)
+        assert batch == outcome()
+
+
+@pytest.mark.parametrize(("controls", "tabs", "binary"), [(16, 0, True), (15, 0, False), (16, 500, True), (0, 5000, False),
+                                                            (15, 5000, False), (16, 10**6, False)])
+def test_a_dump_with_many_control_bytes_is_binary(controls, tabs, binary):
+    """Sixteen or more C0 controls but TAB, LF and CR, over 1% of the bytes, make a binary file;
+    TAB, LF and CR, however many, do not (the quick upper bound counts them)."""
+    from neurips_abstracts.ingest.parse import parse_records
+
+    data = f"{HEADER}\n\nAn abstract{chr(7) * controls}{' ' * 10}{chr(9) * tabs} with controls.\n".encode()
+    if binary:
+        with pytest.raises(DumpError, match=f"{controls} control bytes"):
+            parse_records("000_x.txt", data)
+    else:
+        assert len(parse_records("000_x.txt", data)[1]) == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(pieces=st.lists(st.sampled_from([b"\n", b"\r", b" ", b"\t", b"\x0c", b"\x1c", b"a", b"  a", b"\xc2\xa0", b"\r\n",
+                                        b"     ", b"    \r", b"\t\t\t\tb"]), max_size=40),
+       pos=st.integers(0, 60))
+@example(pieces=[b"\n", b"     ", b"\n", b"\n"], pos=0)
+def test_gaps_read_from_the_lines_are_those_of_the_expression(pieces, pos):
+    """Inputs: byte strings of blank bytes, CR, LF, text and non-ASCII white space, from any
+    offset. The gaps found from the lines are the matches of ``_GAP_RE``, which defines them."""
+    import numpy as np
+
+    from neurips_abstracts.ingest.parse import _GAP_RE, _gaps
+
+    data = b"".join(pieces)
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    starts, ends = _gaps(data, newlines, pos)
+    assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in _GAP_RE.finditer(data, pos)]

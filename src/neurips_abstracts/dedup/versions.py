@@ -10,11 +10,12 @@ import hashlib
 import sys
 from contextlib import nullcontext
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
 from ..ingest.parse import Dump, no_visible_text, parse_records
-from ..text.normalize import normalize
+from ..text.normalize import normalize, normalize_many
 
 
 def _sha256(text: str) -> str:
@@ -71,9 +72,11 @@ class NormalizeMemo:
 
     Copies of an abstract are spread over the dumps, so one memo serves all the dumps a build
     normalizes in its own process: about half of the records of a build are copies of a text met
-    before. ``normalize`` is pure, so a memo cannot change a result. The default bound, 256 MiB,
-    holds all the distinct texts of the 100k-record benchmark build (115 MiB); a larger build
-    fills it and starts again, and then meets fewer copies in it."""
+    before. ``normalize`` is pure, so a memo cannot change a result. The build asks it only about
+    the texts ``normalize_many`` does not settle at once (those not ASCII, or with ESC), the
+    slow ones. The default bound, 256 MiB, holds all the distinct texts of the 100k-record
+    benchmark build (115 MiB); a larger build fills it and starts again, and then meets fewer
+    copies in it."""
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes
@@ -98,21 +101,16 @@ def _distinct(
     name: str, records: list[str], line_start: list[int], normalized: NormalizeMemo
 ) -> tuple[list[str], list[int], np.ndarray]:
     """The distinct normalized texts of a dump's records, the record where each first appears,
-    and each record's text (index)."""
-    index: dict[str, int] = {}
-    texts: list[str] = []
-    first: list[int] = []
-    local = np.empty(len(records), dtype=np.int32)
-    for k, raw in enumerate(records):
-        fixed = normalized(raw)
-        if not fixed:
-            raise no_visible_text(name, line_start[k])
-        t = index.get(fixed)
-        if t is None:
-            t = index[fixed] = len(texts)
-            texts.append(fixed)
-            first.append(k)
-        local[k] = t
+    and each record's text (index). Dictionaries built from iterators do the per-record steps
+    (a dictionary keeps its keys in first-insertion order)."""
+    fixed = normalize_many(records, normalized)
+    if "" in fixed:  # the first record normalized to nothing
+        raise no_visible_text(name, line_start[fixed.index("")])
+    texts = list(dict.fromkeys(fixed))
+    index = dict(zip(texts, range(len(texts))))
+    local = np.fromiter(map(index.__getitem__, fixed), np.int32, len(fixed))
+    # Each text's first record: the texts are numbered in order of first appearance.
+    first = np.unique(local, return_index=True)[1].tolist()
     return texts, first, local
 
 
@@ -134,18 +132,19 @@ class Versions:
     def add(self, prepared: Prepared, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
         """The version of each record of a prepared dump, its records numbered from ``first_record``."""
         index, texts = self.index, self.text
-        version_of = np.empty(len(prepared.texts), dtype=np.int32)
-        new_first: list[int] = []
-        for t, (fixed, first) in enumerate(zip(prepared.texts, prepared.first.tolist())):
-            v = index.get(fixed)
-            if v is None:
-                v = index[fixed] = len(texts)
-                texts.append(fixed)
-                self.sha.append(_sha256(fixed))
-                new_first.append(first_record + first)
-            version_of[t] = v
+        # Dictionary and map steps in place of a Python step per text; a dump's texts are
+        # distinct, so its new ones are numbered in their order, after those met before.
+        # (A look-up compares the texts themselves, in memory far apart: one look-up per text.)
+        version_of = np.fromiter(map(index.get, prepared.texts, repeat(-1)), np.int32, len(prepared.texts))
+        new_at = np.flatnonzero(version_of < 0)
+        new = [prepared.texts[t] for t in new_at.tolist()]
+        version_of[new_at] = np.arange(len(texts), len(texts) + len(new))
+        index.update(zip(new, range(len(texts), len(texts) + len(new))))
+        texts += new
+        self.sha += map(_sha256, new)
+        new_first = first_record + prepared.first[new_at]
         out = version_of[prepared.local]
-        self.first.extend(np.array(new_first, dtype=np.int64))
+        self.first.extend(new_first)
         key = (np.int64(crawl_rank) << np.int64(32)) | record_index.astype(np.int64)
         if len(self.newest.array()) < len(texts):
             self.newest.extend(np.full(len(texts) - self.newest.n, -1, dtype=np.int64))

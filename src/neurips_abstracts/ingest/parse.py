@@ -11,9 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, replace
+from itertools import compress, repeat
+from operator import not_
+
+import numpy as np
 
 from ..core.errors import DumpError
-from ..text.characters import bad_character
+from ..text.characters import bad_character, bad_character_marks
 
 BOM = b"\xef\xbb\xbf"
 HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
@@ -98,13 +102,21 @@ def _decode(name: str, data: bytes, start: int = 0, end: int | None = None) -> s
         ) from None
 
 
+def _binary_controls(controls: int, size: int) -> bool:
+    return controls >= _BINARY_CONTROL_MIN and controls / size > _BINARY_CONTROL_SHARE
+
+
 def _check_binary(name: str, data: bytes) -> None:
     nul = data.find(b"\x00")
     if nul >= 0:
         line, column = _locate(data, nul)
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
+    # Bytes below 0x20, TAB, LF and CR too, bound the controls from above: most dumps are
+    # cleared by that one fast count, without counting exactly.
+    if not _binary_controls(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20), len(data)):
+        return
     controls = len(data) - len(data.translate(None, _C0_CONTROLS))
-    if controls >= _BINARY_CONTROL_MIN and controls / len(data) > _BINARY_CONTROL_SHARE:
+    if _binary_controls(controls, len(data)):
         raise DumpError(name, f"{controls} control bytes in {len(data)}: this looks like a binary file, not a text dump")
 
 
@@ -150,6 +162,40 @@ def _invisible_lines(text: str, gaps: list[tuple[int, int]], first_line: int = 1
 # decoded text, settles those. Starting with a newline, the expression is tried at line ends only.
 _ASCII_BLANK = bytes(c for c in range(128) if c != 10 and _INVISIBLE_LINE_RE.fullmatch(chr(c)))
 _GAP_RE = re.compile(rb"\n(?:[" + re.escape(_ASCII_BLANK) + rb"]*(?:\n|\Z))+")
+_IS_BLANK = np.zeros(256, bool)
+_IS_BLANK[list(_ASCII_BLANK)] = True
+_NOT_BLANK_RE = re.compile(rb"[^" + re.escape(_ASCII_BLANK) + rb"]")
+_SHORT_LINE = 4
+
+
+def _gaps(data: bytes, newlines: np.ndarray, pos: int) -> tuple[np.ndarray, np.ndarray]:
+    """The spans (starts, ends) of ``_GAP_RE.finditer(data, pos)``, ``newlines`` the offsets of
+    every newline of ``data``: read from the lines rather than by a scan of every byte. A gap
+    is a maximal run of blank lines, from the newline before the first to the newline after the
+    last (or the end of ``data``)."""
+    newlines = newlines[np.searchsorted(newlines, pos):]
+    if not len(newlines):
+        return newlines, newlines
+    d = np.frombuffer(data, np.uint8)
+    line_start = newlines + 1  # the line after each newline
+    line_end = np.append(newlines[1:], len(data))
+    size = line_end - line_start
+    blank = size == 0
+    # A line is blank if its bytes all are: looked at by position for short lines (blank lines
+    # are: "", "\r", " "), by a search for the longer ones that start with a blank byte.
+    maybe = np.flatnonzero(~blank & _IS_BLANK[d[np.minimum(line_start, len(d) - 1)]])
+    short = maybe[size[maybe] <= _SHORT_LINE]
+    all_blank = np.ones(len(short), bool)
+    for at in range(1, _SHORT_LINE):
+        all_blank &= (size[short] <= at) | _IS_BLANK[d[np.minimum(line_start[short] + at, len(d) - 1)]]
+    blank[short[all_blank]] = True
+    for k in maybe[size[maybe] > _SHORT_LINE].tolist():
+        blank[k] = _NOT_BLANK_RE.search(data, int(line_start[k]), int(line_end[k])) is None
+    follows_blank = np.concatenate([[False], blank[:-1]])
+    precedes_blank = np.concatenate([blank[1:], [False]])
+    first, last = np.flatnonzero(blank & ~follows_blank), np.flatnonzero(blank & ~precedes_blank)
+    ends = np.where(last + 1 < len(newlines), newlines[np.minimum(last + 1, len(newlines) - 1)] + 1, len(data))
+    return newlines[first], ends
 
 
 @dataclass(frozen=True)
@@ -181,16 +227,19 @@ def parse_records(
     body_start = len(data) if newline < 0 else newline + 1
     # The file is decoded a run of record lines at a time, in order, so its first bad byte is
     # found first; a bad header or a bad character is reported only once the whole file decodes.
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    gap_starts, gap_ends = _gaps(data, newlines, max(body_start - 1, start))
+    # The runs of record lines: from the body's start or a gap's end to the next gap or the end.
+    starts = np.concatenate([[body_start], gap_ends])
+    ends = np.concatenate([gap_starts, [len(data)]])
+    keep = ends > starts
+    starts, ends = starts[keep], ends[keep]
     out = _Records(name, data)
-    pos, line_at = body_start, 2  # a byte offset at a line start and its line
-    for gap in _GAP_RE.finditer(data, max(body_start - 1, start)):
-        end = gap.start()
-        if end > pos:
-            line_at = out.add(pos, end, line_at)
-        line_at += data.count(b"\n", max(end, pos), gap.end())
-        pos = gap.end()
-    if pos < len(data):
-        out.add(pos, len(data), line_at)
+    if not out.add_all(starts, ends, newlines):
+        out = _Records(name, data)
+        lines = np.searchsorted(newlines, starts) + 1
+        for pos, end, line in zip(starts.tolist(), ends.tolist(), lines.tolist()):
+            out.add(pos, end, line)
     venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
     if out.bad is not None:
         raise out.bad
@@ -203,6 +252,12 @@ def parse_records(
     return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)
 
 
+def _unwrapped(raw: str) -> str:
+    """The text of a record of several lines (one line is only stripped): lines stripped and
+    joined with one space, hard wraps undone, nothing else touched."""
+    return " ".join([line.strip() for line in raw.split("\n")])
+
+
 class _Records:
     """The columns of a dump's records as its runs of record lines are added, in order."""
 
@@ -211,6 +266,41 @@ class _Records:
         self.line_start, self.line_end, self.byte_start, self.byte_end, self.text = [], [], [], [], []
         self.invisible: list[tuple[int, str]] = []
         self.bad: DumpError | None = None  # the first record's bad character
+
+    def add_all(self, starts: np.ndarray, ends: np.ndarray, newlines: np.ndarray) -> bool:
+        """Add the runs of lines ``data[starts[k]:ends[k]]`` (in order; ``newlines``: the offsets
+        of the dump's newlines) as ``add`` would, each step done for all the runs at once; False,
+        adding nothing, if a run does not decode or is not one record (``add`` finds why)."""
+        data = self.data
+        stops = ends - (np.frombuffer(data, np.uint8)[ends - 1] == 13)  # "\r"
+        try:
+            view = memoryview(data)  # decoded from the dump's bytes, not from a copy of each run
+            raws = list(map(str, map(view.__getitem__, map(slice, starts.tolist(), stops.tolist())), repeat("utf-8")))
+        except UnicodeDecodeError:
+            return False
+        line_start = np.searchsorted(newlines, starts) + 1
+        line_end = np.searchsorted(newlines, stops) + 1
+        texts = list(map(str.strip, raws))
+        for k in np.flatnonzero(line_end > line_start).tolist():
+            texts[k] = _unwrapped(raws[k])
+        # An ASCII run is one record (every line holds a byte that is not white space); another
+        # is if every line holds a character that is neither white space nor invisible.
+        for k in compress(range(len(raws)), map(not_, map(str.isascii, raws))):
+            lines = [line.strip() for line in raws[k].split("\n")]
+            if not all(lines) or any(map(_INVISIBLE_LINE_RE.fullmatch, lines)):
+                return False
+        self.line_start, self.line_end = line_start.tolist(), line_end.tolist()
+        self.byte_start, self.byte_end = starts.tolist(), stops.tolist()
+        self.text = texts
+        # The first record holding a bad character: only those holding a mark of one may.
+        # (A mark is never split by a gap: the marks' bytes are not white space.)
+        marks = np.array(bad_character_marks(data), dtype=np.int64)
+        at = np.searchsorted(starts, marks, side="right") - 1
+        for k in np.unique(at[(at >= 0) & (marks < stops[np.maximum(at, 0)])]).tolist():
+            self.bad = bad_character_error(self.name, raws[k], self.line_start[k])
+            if self.bad is not None:
+                break
+        return True
 
     def add(self, start: int, end: int, line: int) -> int:
         """Add the lines ``data[start:end]`` (``end`` at a line end or the file's end), from line
@@ -253,13 +343,11 @@ class _Records:
         self.line_start.append(line)
         self.byte_start.append(byte_start)
         self.byte_end.append(byte_end)
-        # lines stripped and joined with one space: hard wraps undone, nothing else touched
         if raw.find("\n") < 0:  # find, unlike count, has a fast search for one character
             self.text.append(raw.strip())
         else:
-            lines = raw.split("\n")
-            self.text.append(" ".join([line.strip() for line in lines]))
-            line += len(lines) - 1
+            self.text.append(_unwrapped(raw))
+            line += raw.count("\n")
         self.line_end.append(line)
         return line
 

@@ -42,12 +42,13 @@ class Spool:
         spans of valid UTF-8) as one string array: the spans' bytes joined (a copy per span, no
         Python string) and their offsets (Arrow's take over records and gaps cost four times more)."""
         n = len(start)
-        view = memoryview(data)
-        body = b"".join([view[s:e] for s, e in zip(start.tolist(), end.tolist())])
+        body = b"".join(map(memoryview(data).__getitem__, map(slice, start.tolist(), end.tolist())))
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(end - start, out=offsets[1:])
-        texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)])
-        texts = texts.cast(pa.string())  # the spool's type; fails loudly past 2 GiB, as before
+        if offsets[-1] < 2**31:  # the spool's type, string, has 32-bit offsets
+            texts = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(body)])
+        else:  # the cast fails loudly
+            texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)]).cast(pa.string())
         self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
         self.rows += n
 
