@@ -125,3 +125,52 @@ def test_as_sets_groups_texts_of_very_different_lengths():
     expected = [np.unique(v) for v in split_flat(values, counts)]
     assert sizes.tolist() == [len(e) for e in expected]
     assert np.array_equal(flat, np.concatenate(expected))
+
+
+_PAD = 2**64 - 1  # jaccard_many pads rows with the largest value: a real shingle may be it too
+shingle_values = st.integers(0, 40) | st.just(_PAD)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sets(shingle_values, max_size=30), min_size=1, max_size=8), st.data(),
+       st.sampled_from([1, 7, 64, 10**6]))
+def test_jaccard_many_is_jaccard_of_each_pair(groups, data, cells):
+    # Every pair, in any order, with itself and with empty sets, chunked every few cells or not
+    # at all: the same floats as the plain rule, one pair at a time.
+    sets = dedup.ShingleSets(np.array([v for g in groups for v in sorted(g)], dtype=np.uint64),
+                             np.cumsum([0] + [len(g) for g in groups]).astype(np.uint64))
+    index = st.integers(0, len(groups) - 1)
+    pairs = np.array(data.draw(st.lists(st.tuples(index, index), max_size=30)), dtype=np.int64).reshape(-1, 2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dedup, "_JACCARD_CELLS", cells)
+        got = dedup.jaccard_many(sets, pairs).tolist()
+    assert got == [dedup.jaccard(sets.of(i), sets.of(j)) for i, j in pairs.tolist()]
+
+
+def plain_roots(n: int, pairs) -> list[int]:
+    """Each node's connected component named by its smallest node, with Python sets."""
+    component = {i: {i} for i in range(n)}
+    for i, j in pairs:
+        if component[i] is not component[j]:
+            merged = component[i] | component[j]
+            for k in merged:
+                component[k] = merged
+    return [min(component[i]) for i in range(n)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60))))
+def test_components_are_the_union_find_roots(graph):
+    n, edges = graph
+    pairs = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    assert dedup.components(n, pairs).tolist() == plain_roots(n, edges)
+
+
+def test_components_of_long_chains_in_any_order():
+    # a path whose edges come shuffled, and a star whose centre is its largest node
+    rng = np.random.default_rng(3)
+    path = np.stack([np.arange(2_000), np.arange(1, 2_001)], axis=1)[rng.permutation(2_000)]
+    star = np.stack([np.full(500, 2_500), np.arange(2_001, 2_501)], axis=1)
+    pairs = np.concatenate([path, star])
+    assert dedup.components(3_000, pairs).tolist() == plain_roots(3_000, pairs.tolist())

@@ -79,15 +79,17 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     n = len(joined)
     padded = joined + b" " * 16
     data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
-    separator = data <= 0x20
-    control = np.flatnonzero(data < 0x20)  # normalized text has none
-    if len(control):  # those that str.split() keeps inside words
-        separator[control[~_SEPARATOR[data[control]]]] = False
-    first, last = ~separator, ~separator
-    first[1:] &= separator[:-1]
-    last[:-1] &= separator[1:]
-    start = np.flatnonzero(first)
-    length = np.flatnonzero(last) + 1 - start
+    # separator[k + 1] says whether byte k separates words; separator[0] stands before the text
+    separator = np.empty(n + 2, dtype=bool)
+    separator[0] = True
+    np.less_equal(data, 0x20, out=separator[1:])
+    if n and data[:n].min() < 0x20:  # control bytes (normalized text has none)
+        control = np.flatnonzero(data < 0x20)
+        separator[control[~_SEPARATOR[data[control]]] + 1] = False  # those str.split() keeps inside words
+    # Words start and end where that changes, in turn: the text is framed by separators.
+    change = np.flatnonzero(separator[1:] != separator[:-1])
+    start = change[0::2]
+    length = change[1::2] - start
     # The 8 bytes at every byte offset, as one unaligned little-endian uint64 view.
     window = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=padded, strides=(1,))
     with np.errstate(over="ignore"):
@@ -251,14 +253,62 @@ def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
-def _jaccard_chunk(pairs: np.ndarray, sets: ShingleSets) -> list[float]:
-    of = sets.of
-    return [jaccard(of(i), of(j)) for i, j in pairs.tolist()]
+_JACCARD_CELLS = 4_000_000  # matrix cells per sort in jaccard_many: bounds the temporary arrays
 
 
 def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
-    """Exact Jaccard similarity of the shingle sets of each pair (i, j)."""
-    return np.array(_jaccard_chunk(pairs, sets), dtype=np.float64)
+    """``jaccard`` of the shingle sets of each pair (i, j), the same floats, for many pairs at once.
+
+    Each pair's two sets are laid side by side in a row of a padded matrix (pairs of similar size
+    together) and the rows sorted; as each set holds a value once, the values in both sets are
+    the equal neighbours among a row's first len(a) + len(b) cells.
+    """
+    out = np.empty(len(pairs), dtype=np.float64)
+    if not len(pairs):
+        return out
+    offsets = sets.offsets.astype(np.int64)
+    first, second = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+    starts = np.stack([offsets[first], offsets[second]], axis=1)
+    lengths = np.stack([offsets[first + 1], offsets[second + 1]], axis=1) - starts
+    sizes = lengths.sum(axis=1)
+    order = np.argsort(sizes, kind="stable")
+    k = 0
+    while k < len(order):
+        stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, int(sizes[order[k]]))))
+        width = int(sizes[order[stop - 1]])
+        stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, width)))
+        rows = order[k:stop]
+        out[rows] = _jaccard_rows(sets.flat, starts[rows], lengths[rows], int(sizes[order[stop - 1]]))
+        k = stop
+    return out
+
+
+def _jaccard_rows(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """jaccard_many of pairs whose sets are ``flat[start:start + length]``, (a, b) a row, in rows
+    of ``width`` cells."""
+    n = len(starts)
+    if not width:  # only empty sets
+        return np.ones(n, dtype=np.float64)
+    sizes = lengths.sum(axis=1)
+    # the pieces a, b of every row, one after the other, and where each goes in the matrix
+    piece_length = lengths.ravel()
+    before = np.cumsum(piece_length) - piece_length
+    cell = np.stack([np.arange(n, dtype=np.int64) * width, np.arange(n, dtype=np.int64) * width + lengths[:, 0]], axis=1)
+    total = int(piece_length.sum())
+    step = np.arange(total, dtype=np.int64)
+    matrix = np.full((n, width), _PAD, dtype=np.uint64)
+    matrix.ravel()[np.repeat(cell.ravel() - before, piece_length) + step] = (
+        flat[np.repeat(starts.ravel() - before, piece_length) + step])
+    matrix.sort(axis=1)
+    equal = np.count_nonzero(matrix[:, 1:] == matrix[:, :-1], axis=1)
+    # Padding (the largest value) repeats too: width - size - 1 equal neighbours, and one more
+    # where a row's last value is the padding value itself.
+    padded = sizes < width
+    last = matrix[np.arange(n), np.maximum(sizes - 1, 0)]
+    inter = equal - np.where(padded, width - sizes - 1 + (last == _PAD), 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        similarity = inter / (sizes - inter)
+    return np.where(sizes == 0, 1.0, similarity)
 
 
 def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np.ndarray:
@@ -287,22 +337,31 @@ def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
     return out
 
 
-class UnionFind:
-    def __init__(self, n: int):
-        self.parent = list(range(n))
+def components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """Each of ``n`` nodes' connected component under the edges ``pairs`` (i, j), named by its
+    smallest node: a union-find whose root is the smaller one, so it does not depend on the
+    order of the edges.
 
-    def find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            # The smaller index becomes the root, so roots do not depend on the order of unions.
-            self.parent[max(ra, rb)] = min(ra, rb)
+    Edges hook the larger of their two labels onto the smaller, then labels jump to their
+    label's label until none moves; rounds repeat until no edge joins two labels. Every label
+    stays a node of the component no larger than the node, so the fixed point is its minimum.
+    """
+    label = np.arange(n, dtype=np.int64)
+    if not len(pairs):
+        return label
+    i, j = np.ascontiguousarray(pairs[:, 0], dtype=np.int64), np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
+    while True:
+        li, lj = label[i], label[j]
+        apart = li != lj
+        if not apart.any():
+            return label
+        li, lj = li[apart], lj[apart]
+        np.minimum.at(label, np.maximum(li, lj), np.minimum(li, lj))
+        while True:
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
 
 
 @dataclass(frozen=True)
@@ -319,7 +378,4 @@ def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clus
         sets, sigs = shingles_and_signatures(texts, config)
         pairs = candidate_pairs(sigs, config)
         similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
-        uf = UnionFind(len(texts))
-        for i, j in similar.tolist():
-            uf.union(i, j)
-        return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))
+        return Clusters(components(len(texts), similar).tolist(), sets, pairs, len(similar))
