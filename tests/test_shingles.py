@@ -174,3 +174,18 @@ def test_components_of_long_chains_in_any_order():
     star = np.stack([np.full(500, 2_500), np.arange(2_001, 2_501)], axis=1)
     pairs = np.concatenate([path, star])
     assert dedup.components(3_000, pairs).tolist() == plain_roots(3_000, pairs.tolist())
+
+
+def test_similarity_reuses_the_candidates_and_computes_the_rest():
+    # revisions of a few seeds (candidate pairs) among unrelated texts; asked for candidates in
+    # either order and for pairs that are not candidates: jaccard_many of each
+    seeds = [normalize(a) for a in seed_abstracts()[:30]]
+    texts = seeds + [f"{t} revised {k}" for k in range(2) for t in seeds] + synthetic_abstracts(200, words=(20, 80))
+    clusters = dedup.near_duplicate_clusters(texts, DEFAULT_CONFIG.near_dup)
+    rng = np.random.default_rng(2)
+    candidates = clusters.candidates
+    assert len(candidates)
+    pairs = np.concatenate([candidates, candidates[:, ::-1], rng.integers(0, len(texts), size=(300, 2))])
+    expected = dedup.jaccard_many(clusters.shingle_sets, pairs)
+    assert np.array_equal(clusters.similarity(pairs), expected)
+    assert np.array_equal(clusters.candidate_similarity, expected[: len(candidates)])

@@ -27,7 +27,7 @@ import pyarrow as pa
 from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.errors import DumpError
 from .core.schema import arrow_schema
-from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
+from .dedup.near_duplicates import near_duplicate_clusters
 from .dedup.versions import NormalizeMemo, Prepared, Versions, _Grow, prepare_dump
 from .ids.identity import Founding, Identity, assign_ids
 from .ingest.load import copy_error
@@ -279,7 +279,7 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     shas = [d.sha256 for d in parsed.dumps]
 
     clusters = near_duplicate_clusters(versions.text, config.near_dup)
-    roots, shingle_sets = np.array(clusters.roots, dtype=np.int64), clusters.shingle_sets
+    roots = np.array(clusters.roots, dtype=np.int64)
     n = len(roots)
     # Versions are numbered in added order, so a cluster's root is its founding version.
     paper_root, canonical, n_versions = _paper_versions(roots, version_newest)
@@ -305,7 +305,7 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     revised = np.flatnonzero(canonical_of_version != np.arange(n))
     if len(revised):
         pairs = np.stack([revised, canonical_of_version[revised]], axis=1)
-        version_similarity[revised] = jaccard_many(shingle_sets, pairs)
+        version_similarity[revised] = clusters.similarity(pairs)
     is_canonical = np.zeros(n, dtype=bool)
     is_canonical[canonical] = True
     records = np.arange(len(record_version), dtype=np.int64)
