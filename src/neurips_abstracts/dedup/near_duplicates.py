@@ -64,7 +64,7 @@ _SEPARATOR = np.zeros(256, dtype=bool)
 _SEPARATOR[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
 # _LOW_BYTES[k] keeps the first k bytes of a little-endian uint64 (k = 8: all of them).
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
-_BATCH_CHARS = 2_000_000  # characters per numpy pass: bounds the temporary arrays
+_BATCH_CHARS = 1_000_000  # characters per numpy pass: bounds the temporary arrays (smaller ones stay in cache)
 
 
 def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -105,8 +105,7 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         hashes = _mix(hashes ^ (length.astype(np.uint64) * _M2))
     text_start = np.zeros(len(encoded), dtype=np.int64)
     if len(encoded) > 1:
-        np.cumsum(np.fromiter((len(e) + 1 for e in encoded[:-1]), dtype=np.int64, count=len(encoded) - 1),
-                  out=text_start[1:])
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))[:-1] + 1, out=text_start[1:])
     # the first word of each text (texts are separated by a space, so no word straddles two)
     first_word = np.searchsorted(start, text_start)
     counts = np.diff(np.append(first_word, len(start)))
@@ -169,17 +168,28 @@ def _as_sets(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nda
         sizes = counts[rows]
         width = int(sizes.max())
         before = np.cumsum(sizes) - sizes
-        step = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(before, sizes)
-        source = np.repeat(starts[rows], sizes) + step
-        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width, sizes) + step
+        step = np.arange(int(sizes.sum()), dtype=np.int64)
+        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width - before, sizes) + step
         matrix = np.full((len(rows), width), _PAD, dtype=np.uint64)
-        matrix.ravel()[cells] = values[source]
-        matrix.sort(axis=1)
-        ordered[source] = matrix.ravel()[cells]
+        if len(rows) == len(counts):  # every text, in order: the values are in their order already
+            matrix.ravel()[cells] = values
+            matrix.sort(axis=1)
+            ordered = matrix.ravel()[cells]
+        else:
+            source = np.repeat(starts[rows] - before, sizes) + step
+            matrix.ravel()[cells] = values[source]
+            matrix.sort(axis=1)
+            ordered[source] = matrix.ravel()[cells]
+    # Repeats are rare (a text saying the same three words twice): found, then dropped.
+    repeat = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+    text = np.searchsorted(starts, repeat, side="right") - 1
+    inside = starts[text] != repeat  # equal to the last value of the text before: not a repeat
+    repeat, text = repeat[inside], text[inside]
+    if not len(repeat):
+        return ordered, counts
     keep = np.ones(len(ordered), dtype=bool)
-    keep[1:] = ordered[1:] != ordered[:-1]
-    keep[starts] = True
-    return ordered[keep], np.add.reduceat(keep, starts).astype(np.int64)
+    keep[repeat] = False
+    return ordered[keep], counts - np.bincount(text, minlength=len(counts))
 
 
 @dataclass
@@ -210,17 +220,14 @@ def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     what else is in the build: adding a dump cannot change the shingles of texts already there.
     Two distinct shingles collide with probability about 2^-64.
     """
+    # a batch ends with the text that brings it to _BATCH_CHARS characters
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     parts = []
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= _BATCH_CHARS:
-            parts.append(_shingle_batch(n, batch))
-            batch, size = [], 0
-    if batch or not parts:
-        parts.append(_shingle_batch(n, batch))
+    start = 0
+    while start < len(texts) or not parts:
+        stop = min(len(texts), int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _BATCH_CHARS)) + 1)
+        parts.append(_shingle_batch(n, texts[start:stop]))
+        start = stop
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
 
 
