@@ -75,9 +75,12 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     passes instead of one Python step per word.
     """
     encoded = [(t.lower() if t.isascii() else t.casefold()).encode("utf-8", "surrogatepass") for t in texts]
-    joined = b" ".join(encoded)
-    n = len(joined)
-    padded = joined + b" " * 16
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    # 16 spaces after the last text (the 8-byte reads below run past it), joined in the same copy
+    encoded.append(b" " * (15 if encoded else 16))
+    padded = b" ".join(encoded)
+    del encoded
+    n = len(padded) - 16
     data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
     # separator[k + 1] says whether byte k separates words; separator[0] stands before the text
     separator = np.empty(n + 2, dtype=bool)
@@ -103,9 +106,9 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
             longer = longer[rest > 8]
             j += 1
         hashes = _mix(hashes ^ (length.astype(np.uint64) * _M2))
-    text_start = np.zeros(len(encoded), dtype=np.int64)
-    if len(encoded) > 1:
-        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))[:-1] + 1, out=text_start[1:])
+    text_start = np.zeros(len(sizes), dtype=np.int64)
+    if len(sizes) > 1:
+        np.cumsum(sizes[:-1] + 1, out=text_start[1:])
     # the first word of each text (texts are separated by a space, so no word straddles two)
     first_word = np.searchsorted(start, text_start)
     counts = np.diff(np.append(first_word, len(start)))
