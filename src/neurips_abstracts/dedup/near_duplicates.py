@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.config import NearDupConfig
 from ..core.gc_pause import gc_paused
@@ -269,50 +270,59 @@ _JACCARD_CELLS = 4_000_000  # matrix cells per sort in jaccard_many: bounds the 
 def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
     """``jaccard`` of the shingle sets of each pair (i, j), the same floats, for many pairs at once.
 
-    Each pair's two sets are laid side by side in a row of a padded matrix (pairs of similar size
-    together) and the rows sorted; as each set holds a value once, the values in both sets are
-    the equal neighbours among a row's first len(a) + len(b) cells.
+    Each pair's smaller set and its larger set are laid side by side in a row of a padded matrix
+    (pairs of similar sizes together) and the rows sorted; as each set holds a value once, the
+    values in both sets are the equal neighbours among a row's first len(a) + len(b) cells.
     """
     out = np.empty(len(pairs), dtype=np.float64)
     if not len(pairs):
         return out
     offsets = sets.offsets.astype(np.int64)
     first, second = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
-    starts = np.stack([offsets[first], offsets[second]], axis=1)
-    lengths = np.stack([offsets[first + 1], offsets[second + 1]], axis=1) - starts
-    sizes = lengths.sum(axis=1)
-    order = np.argsort(sizes, kind="stable")
+    first_size, second_size = offsets[first + 1] - offsets[first], offsets[second + 1] - offsets[second]
+    swap = first_size > second_size  # the similarity is symmetric
+    small_start, large_start = np.where(swap, offsets[second], offsets[first]), np.where(swap, offsets[first], offsets[second])
+    small, large = np.minimum(first_size, second_size), np.maximum(first_size, second_size)
+    order = np.lexsort((small, large))
     k = 0
     while k < len(order):
-        stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, int(sizes[order[k]]))))
-        width = int(sizes[order[stop - 1]])
-        stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, width)))
+        # a row is at most twice its larger set wide
+        stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[k]]))))
+        stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[stop - 1]]))))
         rows = order[k:stop]
-        out[rows] = _jaccard_rows(sets.flat, starts[rows], lengths[rows], int(sizes[order[stop - 1]]))
+        out[rows] = _jaccard_rows(sets.flat, small_start[rows], small[rows], large_start[rows], large[rows])
         k = stop
     return out
 
 
-def _jaccard_rows(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
-    """jaccard_many of pairs whose sets are ``flat[start:start + length]``, (a, b) a row, in rows
-    of ``width`` cells."""
-    n = len(starts)
+def _jaccard_rows(flat: np.ndarray, a_start: np.ndarray, a_size: np.ndarray, b_start: np.ndarray,
+                  b_size: np.ndarray) -> np.ndarray:
+    """jaccard_many of pairs of sets ``flat[start:start + size]`` (a, b), a row each."""
+    n = len(a_start)
+    a_width, b_width = int(a_size.max()), int(b_size.max())
+    width = a_width + b_width
     if not width:  # only empty sets
         return np.ones(n, dtype=np.float64)
-    sizes = lengths.sum(axis=1)
-    # the pieces a, b of every row, one after the other, and where each goes in the matrix
-    piece_length = lengths.ravel()
-    before = np.cumsum(piece_length) - piece_length
-    cell = np.stack([np.arange(n, dtype=np.int64) * width, np.arange(n, dtype=np.int64) * width + lengths[:, 0]], axis=1)
-    total = int(piece_length.sum())
-    step = np.arange(total, dtype=np.int64)
-    matrix = np.full((n, width), _PAD, dtype=np.uint64)
-    matrix.ravel()[np.repeat(cell.ravel() - before, piece_length) + step] = (
-        flat[np.repeat(starts.ravel() - before, piece_length) + step])
+    matrix = np.empty((n, width), dtype=np.uint64)
+    for start, size, cells in ((a_start, a_size, matrix[:, :a_width]), (b_start, b_size, matrix[:, a_width:])):
+        w = cells.shape[1]
+        if not w:
+            continue
+        # the w values from each start: a copy of a row of a sliding window per pair, no index
+        # per value; a window running past the end of ``flat`` is read value by value
+        inside = start <= len(flat) - w
+        if inside.all():
+            cells[...] = sliding_window_view(flat, w)[start]
+        else:
+            if inside.any():
+                cells[inside] = sliding_window_view(flat, w)[start[inside]]
+            cells[~inside] = flat[np.minimum(start[~inside, None] + np.arange(w), len(flat) - 1)]
+        np.copyto(cells, _PAD, where=np.arange(w) >= size[:, None])  # values past the set's end
     matrix.sort(axis=1)
     equal = np.count_nonzero(matrix[:, 1:] == matrix[:, :-1], axis=1)
     # Padding (the largest value) repeats too: width - size - 1 equal neighbours, and one more
     # where a row's last value is the padding value itself.
+    sizes = a_size + b_size
     padded = sizes < width
     last = matrix[np.arange(n), np.maximum(sizes - 1, 0)]
     inter = equal - np.where(padded, width - sizes - 1 + (last == _PAD), 0)
