@@ -25,8 +25,9 @@ so the drift stays visible in the data.
 Speed (``benchmarks/scale.py`` measures it): a million raw records hold some 300,000 distinct
 texts and 56 million shingles, so nothing here runs a Python step per word. Words are hashed by
 numpy passes over the UTF-8 bytes of a batch of texts, each text's shingle set is sorted as a row
-of a padded matrix; rensa computes the signatures from the flat sets on its own threads, and LSH
-bands are grouped by sorting numpy keys (``lsh``).
+of a padded matrix; rensa computes the signatures from the flat sets on its own threads, LSH
+bands are grouped by sorting numpy keys (``lsh``), and the exact Jaccard of all candidate pairs
+is counted in rows holding both sets, sorted many at once.
 """
 
 from __future__ import annotations
@@ -337,9 +338,9 @@ def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np
     if len(offsets) <= 1:
         return np.zeros((0, config.num_perm), dtype=np.uint32)
     matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(flat, offsets, config.num_perm, config.seed)
-    # rensa exports signatures only as Python lists (about a sixth of the near-dup stage's CPU
-    # time at scale); a struct packing a row at a time reads them faster than array.array or
-    # numpy do.
+    # rensa exports signatures only as Python lists (the stage's largest single cost at scale,
+    # and no other export exists in rensa 0.5); a struct packing a row at a time reads them
+    # faster than array.array or numpy do.
     row = struct.Struct(f"<{config.num_perm}I")
     values = b"".join(itertools.starmap(row.pack, matrix.to_rows()))
     return np.frombuffer(values, dtype="<u4").reshape(-1, config.num_perm)
