@@ -346,7 +346,7 @@ def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np
     return np.frombuffer(values, dtype="<u4").reshape(-1, config.num_perm)
 
 
-_SIGNATURE_CHUNK = 20_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text
+_SIGNATURE_CHUNK = 1_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text, made and read in cache
 
 
 def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
