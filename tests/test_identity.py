@@ -13,14 +13,19 @@ import random
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from neurips_abstracts.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions
-from neurips_abstracts.ids.identity import new_paper_id
+from neurips_abstracts import pipeline
+from neurips_abstracts.ids.identity import Founding, assign_ids, new_paper_id
+from neurips_abstracts.ingest.previous import PreviousRelease, record_key
 from neurips_abstracts.release.diff import compare, load_side
 from neurips_abstracts.text.normalize import normalize
 
@@ -579,3 +584,38 @@ def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, t
     del manifest["inputs"]
     (bare / "build_manifest.json").write_text(json.dumps(manifest))
     assert read_previous(bare).dump_sha256 == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-1, 3)), max_size=40))
+def test_paper_versions_follow_the_plain_rule(versions_drawn):
+    # roots as clustering gives them (each version's root no larger than it and its own root),
+    # then the rule as written: a paper per root in order, its newest crawl, the first on ties
+    roots, newest = [], []
+    for v, (back, crawl) in enumerate(versions_drawn):
+        target = max(0, v - back)
+        roots.append(roots[target] if target < v else v)
+        newest.append(crawl)
+    members: dict[int, list[int]] = {}
+    for v, root in enumerate(roots):
+        members.setdefault(root, []).append(v)
+    got = pipeline._paper_versions(np.array(roots, dtype=np.int64), np.array(newest, dtype=np.int64))
+    assert [a.tolist() for a in got] == [
+        list(members), [max(vs, key=newest.__getitem__) for vs in members.values()], [len(vs) for vs in members.values()]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 2)), min_size=1, max_size=30))
+def test_first_release_ids_without_reading_records(records):
+    # A first release reads no record (previous=None); an empty previous release walks every
+    # record and must come to the same ids. Records: (cluster, dump), in added order.
+    shas = [hashlib.sha256(bytes([d])).hexdigest() for d in range(3)]
+    cluster = np.array([c for c, _ in records], dtype=np.int64)
+    keys = [record_key(shas[d], 10 * k) for k, (_, d) in enumerate(records)]
+    founding: dict[int, Founding] = {}
+    for k, (c, d) in enumerate(records):
+        founding.setdefault(c, Founding(shas[d], 10 * k, hashlib.sha256(str(c).encode()).hexdigest()))
+    empty = PreviousRelease("dist", "1.0.0", owners={}, dump_sha256={}, ids=())
+    first = assign_ids(iter(()), cluster, founding, None, "1.0.0")
+    walked = assign_ids(keys, cluster, founding, empty, "1.0.0")
+    assert first == walked and len(first.ids) == len(founding)

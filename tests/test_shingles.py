@@ -101,13 +101,14 @@ def test_jaccard_many_equals_one_by_one():
 
 def test_shingles_and_signatures_do_not_depend_on_batching(monkeypatch):
     # Real text with a few near copies each (candidate pairs to find), then generated text of
-    # varied length: hashed in one batch, then in many small ones.
+    # varied length: hashed in one batch, then in many small ones (signatures too).
     seeds = [f"{normalize(a)} variant {k}" for k in range(5) for a in seed_abstracts()]
     many = seeds + synthetic_abstracts(3_000 - len(seeds), words=(20, 300))
     config = DEFAULT_CONFIG.near_dup
     monkeypatch.setattr(dedup, "_BATCH_CHARS", 10**12)
     sets1, sigs1 = dedup.shingles_and_signatures(many, config)
     monkeypatch.setattr(dedup, "_BATCH_CHARS", 5_000)
+    monkeypatch.setattr(dedup, "_SIGNATURE_CHUNK", 7)
     sets2, sigs2 = dedup.shingles_and_signatures(many, config)
     assert np.array_equal(sets1.flat, sets2.flat) and np.array_equal(sets1.offsets, sets2.offsets)
     assert np.array_equal(sigs1, sigs2) and sigs1.shape == (len(many), config.num_perm)
@@ -125,3 +126,67 @@ def test_as_sets_groups_texts_of_very_different_lengths():
     expected = [np.unique(v) for v in split_flat(values, counts)]
     assert sizes.tolist() == [len(e) for e in expected]
     assert np.array_equal(flat, np.concatenate(expected))
+
+
+_PAD = 2**64 - 1  # jaccard_many pads rows with the largest value: a real shingle may be it too
+shingle_values = st.integers(0, 40) | st.just(_PAD)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sets(shingle_values, max_size=30), min_size=1, max_size=8), st.data(),
+       st.sampled_from([1, 7, 64, 10**6]))
+def test_jaccard_many_is_jaccard_of_each_pair(groups, data, cells):
+    # Every pair, in any order, with itself and with empty sets, chunked every few cells or not
+    # at all: the same floats as the plain rule, one pair at a time.
+    sets = dedup.ShingleSets(np.array([v for g in groups for v in sorted(g)], dtype=np.uint64),
+                             np.cumsum([0] + [len(g) for g in groups]).astype(np.uint64))
+    index = st.integers(0, len(groups) - 1)
+    pairs = np.array(data.draw(st.lists(st.tuples(index, index), max_size=30)), dtype=np.int64).reshape(-1, 2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dedup, "_JACCARD_CELLS", cells)
+        got = dedup.jaccard_many(sets, pairs).tolist()
+    assert got == [dedup.jaccard(sets.of(i), sets.of(j)) for i, j in pairs.tolist()]
+
+
+def plain_roots(n: int, pairs) -> list[int]:
+    """Each node's connected component named by its smallest node, with Python sets."""
+    component = {i: {i} for i in range(n)}
+    for i, j in pairs:
+        if component[i] is not component[j]:
+            merged = component[i] | component[j]
+            for k in merged:
+                component[k] = merged
+    return [min(component[i]) for i in range(n)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60))))
+def test_components_are_the_union_find_roots(graph):
+    n, edges = graph
+    pairs = np.array(edges, dtype=np.int64).reshape(-1, 2)
+    assert dedup.components(n, pairs).tolist() == plain_roots(n, edges)
+
+
+def test_components_of_long_chains_in_any_order():
+    # a path whose edges come shuffled, and a star whose centre is its largest node
+    rng = np.random.default_rng(3)
+    path = np.stack([np.arange(2_000), np.arange(1, 2_001)], axis=1)[rng.permutation(2_000)]
+    star = np.stack([np.full(500, 2_500), np.arange(2_001, 2_501)], axis=1)
+    pairs = np.concatenate([path, star])
+    assert dedup.components(3_000, pairs).tolist() == plain_roots(3_000, pairs.tolist())
+
+
+def test_similarity_reuses_the_candidates_and_computes_the_rest():
+    # revisions of a few seeds (candidate pairs) among unrelated texts; asked for candidates in
+    # either order and for pairs that are not candidates: jaccard_many of each
+    seeds = [normalize(a) for a in seed_abstracts()[:30]]
+    texts = seeds + [f"{t} revised {k}" for k in range(2) for t in seeds] + synthetic_abstracts(200, words=(20, 80))
+    clusters = dedup.near_duplicate_clusters(texts, DEFAULT_CONFIG.near_dup)
+    rng = np.random.default_rng(2)
+    candidates = clusters.candidates
+    assert len(candidates)
+    pairs = np.concatenate([candidates, candidates[:, ::-1], rng.integers(0, len(texts), size=(300, 2))])
+    expected = dedup.jaccard_many(clusters.shingle_sets, pairs)
+    assert np.array_equal(clusters.similarity(pairs), expected)
+    assert np.array_equal(clusters.candidate_similarity, expected[: len(candidates)])

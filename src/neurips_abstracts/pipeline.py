@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.errors import DumpError
 from .core.schema import arrow_schema
-from .dedup.near_duplicates import jaccard_many, near_duplicate_clusters
+from .dedup.near_duplicates import near_duplicate_clusters
 from .dedup.versions import NormalizeMemo, Prepared, Versions, _Grow, prepare_dump
 from .ids.identity import Founding, Identity, assign_ids
 from .ingest.load import copy_error
@@ -249,6 +249,19 @@ class _RecordKeys:
             yield record_key(shas[d], start)
 
 
+def _paper_versions(roots: np.ndarray, newest: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The papers of versions clustered by ``roots`` (each version's cluster, named by its
+    smallest version), in order of their root: the root, the canonical version (the largest
+    ``newest``, then the smallest version) and the number of versions of each."""
+    n = len(roots)
+    if not n:
+        return roots, roots, roots
+    by_paper = np.lexsort((np.arange(n), -newest, roots))  # a paper's canonical version first
+    ordered = roots[by_paper]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[first], by_paper[first], np.diff(np.r_[first, n])
+
+
 def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease | None, version: str) -> dict:
     """Assign every version (distinct normalized text), and so every record, to a paper and say why.
 
@@ -267,33 +280,35 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     shas = [d.sha256 for d in parsed.dumps]
 
     clusters = near_duplicate_clusters(versions.text, config.near_dup)
-    roots, shingle_sets = clusters.roots, clusters.shingle_sets
+    roots = np.array(clusters.roots, dtype=np.int64)
+    n = len(roots)
     # Versions are numbered in added order, so a cluster's root is its founding version.
-    members: dict[int, list[int]] = {}
-    for v, root in enumerate(roots):
-        members.setdefault(root, []).append(v)
-    newest = version_newest.tolist()
-    canonical_version = {root: max(vs, key=newest.__getitem__) for root, vs in members.items()}
+    paper_root, canonical, n_versions = _paper_versions(roots, version_newest)
+    founding_record = version_first[paper_root]
     byte_start = parsed.positions["byte_start"]
     founding = {
-        root: Founding(shas[parsed.dump[i]], int(byte_start[i]), versions.sha[root])
-        for root in members
-        for i in (int(version_first[root]),)
+        root: Founding(shas[d], start, versions.sha[root])
+        for root, d, start in zip(paper_root.tolist(), parsed.dump[founding_record].tolist(),
+                                  byte_start[founding_record].tolist())
     }
     keys = _RecordKeys(shas, parsed.dump, byte_start)
-    roots_array = np.array(roots, dtype=np.int64)
-    identity = assign_ids(keys, roots_array[record_version].tolist(), founding, previous, version)
+    identity = assign_ids(keys, roots[record_version], founding, previous, version)
     paper_id_of_root = identity.paper_of_cluster
 
     # Per version: its paper, and its similarity to the paper's canonical version.
-    version_paper = [paper_id_of_root[root] for root in roots]
-    version_similarity = np.ones(len(roots), dtype=np.float64)
-    revised = [(v, canonical_version[root]) for v, root in enumerate(roots) if v != canonical_version[root]]
-    if revised:
-        pairs = np.array(revised, dtype=np.int64)
-        version_similarity[pairs[:, 0]] = jaccard_many(shingle_sets, pairs)
-    is_canonical = np.zeros(len(roots), dtype=bool)
-    is_canonical[list(canonical_version.values())] = True
+    paper_of_version = np.zeros(n, dtype=np.int64)
+    paper_of_version[paper_root] = np.arange(len(paper_root))
+    paper_of_version = paper_of_version[roots]
+    paper_ids = np.array([paper_id_of_root[root] for root in paper_root.tolist()], dtype=object)
+    version_paper = paper_ids[paper_of_version].tolist()
+    version_similarity = np.ones(n, dtype=np.float64)
+    canonical_of_version = canonical[paper_of_version]
+    revised = np.flatnonzero(canonical_of_version != np.arange(n))
+    if len(revised):
+        pairs = np.stack([revised, canonical_of_version[revised]], axis=1)
+        version_similarity[revised] = clusters.similarity(pairs)
+    is_canonical = np.zeros(n, dtype=bool)
+    is_canonical[canonical] = True
     records = np.arange(len(record_version), dtype=np.int64)
     relation = np.where(is_canonical[record_version], np.where(version_first[record_version] == records, 0, 1), 2)
     return {
@@ -302,13 +317,9 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
         "relation": relation.astype(np.int8),
         "identity": identity,
         "papers": [
-            {
-                "root": root,
-                "canonical_version": canonical_version[root],
-                "founding_record": int(version_first[root]),
-                "n_versions": len(vs),
-            }
-            for root, vs in members.items()
+            {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k}
+            for root, cv, first, k in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
+                                          n_versions.tolist())
         ],
         "n_versions": len(versions),
         "n_candidate_pairs": len(clusters.candidates),

@@ -7,8 +7,6 @@ keys, not by Python dictionaries: a million raw records hold some 300,000 distin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from ..core.config import NearDupConfig
@@ -17,23 +15,26 @@ from ..core.config import NearDupConfig
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def band_keys(sigs: np.ndarray, config: NearDupConfig, bands: Sequence[int]) -> np.ndarray:
-    """One uint64 per band of ``bands`` and text, shape (len(bands), texts): texts with equal
+def _band_words(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
+    """The signatures as (texts, bands, words) uint64: a band's values two to a word when its
+    number of rows is even (one comparison of words compares two values)."""
+    n = sigs.shape[0]
+    if config.rows % 2 == 0:
+        return np.ascontiguousarray(sigs).view(np.uint64).reshape(n, config.bands, config.rows // 2)
+    return sigs.astype(np.uint64).reshape(n, config.bands, config.rows)
+
+
+def band_keys(words: np.ndarray) -> np.ndarray:
+    """One uint64 per band and text, shape (bands, texts), from ``_band_words``: texts with equal
     values in a band get equal keys, unequal ones the same key with probability about 2^-64
     (such pairs are dropped afterwards). Signature values are already uniformly spread hashes,
     so packing them two to a uint64 and folding those by a multiply-add spreads keys enough."""
-    n = sigs.shape[0]
-    if config.rows % 2 == 0:
-        words = np.ascontiguousarray(sigs).view(np.uint64).reshape(n, config.bands, config.rows // 2)
-    else:
-        words = sigs.astype(np.uint64).reshape(n, config.bands, config.rows)
-    words = words[:, list(bands)].transpose(1, 2, 0)  # (bands, words per band, texts)
-    keys = words[:, 0].copy()
+    keys = words[:, :, 0].copy()
     with np.errstate(over="ignore"):
-        for c in range(1, words.shape[1]):
+        for c in range(1, words.shape[2]):
             keys *= GOLDEN
-            keys += words[:, c]
-    return keys
+            keys += words[:, :, c]
+    return np.ascontiguousarray(keys.T)  # a band's keys contiguous
 
 
 def _unique(values: np.ndarray) -> np.ndarray:
@@ -64,13 +65,14 @@ def _pairs_within_groups(members: np.ndarray, sorted_keys: np.ndarray) -> np.nda
     return np.concatenate(found) if found else np.zeros((0, 2), dtype=np.int64)
 
 
-def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -> list[np.ndarray]:
-    """The pairs (i, j), i < j, of texts that agree on at least one band of ``bands``, each
-    coded as i * texts + j, sorted, without repeats (a one-element list)."""
+def _band_pairs(config: NearDupConfig, sigs: np.ndarray) -> np.ndarray:
+    """The pairs (i, j), i < j, of texts that agree on at least one band, each coded as
+    i * texts + j, sorted, without repeats."""
     n = sigs.shape[0]
-    bits = min(22, max(8, n.bit_length() + 3))  # about 8 buckets per text: few shared by chance
+    bits = min(22, max(8, n.bit_length() + 1))  # about 2 buckets per text: the filter costs little
+    words = _band_words(sigs, config)
     found = []
-    for b, keys in zip(bands, band_keys(sigs, config, bands)):
+    for b, keys in enumerate(band_keys(words)):
         # Most texts share no band with any other. Counting keys by their top bits (cheap)
         # leaves only the texts whose bucket is shared, and only those are sorted.
         bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
@@ -85,15 +87,18 @@ def _band_pairs(config: NearDupConfig, bands: Sequence[int], sigs: np.ndarray) -
         grouped[:-1] |= repeats
         pairs = _pairs_within_groups(members[grouped], ordered[grouped])
         # keys can collide: keep only pairs whose band values are really equal
-        band = sigs[:, b * config.rows : (b + 1) * config.rows]
-        pairs = pairs[(band[pairs[:, 0]] == band[pairs[:, 1]]).all(axis=1)].astype(np.int64)
+        first, second = pairs[:, 0], pairs[:, 1]
+        equal = np.ones(len(pairs), dtype=bool)
+        for c in range(words.shape[2]):
+            column = np.ascontiguousarray(words[:, b, c])  # gathers from a contiguous copy are faster
+            equal &= column[first] == column[second]
+        pairs = pairs[equal].astype(np.int64)
         found.append(np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1]))
-    return [_unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)]
+    return _unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:
     """Pairs (i, j), i < j, that share at least one LSH band, sorted, without repeats."""
     n = sigs.shape[0]
-    found = _band_pairs(config, range(config.bands), sigs)
-    codes = _unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+    codes = _band_pairs(config, sigs)
     return np.stack([codes // max(n, 1), codes % max(n, 1)], axis=1)

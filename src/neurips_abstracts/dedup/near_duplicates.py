@@ -25,18 +25,20 @@ so the drift stays visible in the data.
 Speed (``benchmarks/scale.py`` measures it): a million raw records hold some 300,000 distinct
 texts and 56 million shingles, so nothing here runs a Python step per word. Words are hashed by
 numpy passes over the UTF-8 bytes of a batch of texts, each text's shingle set is sorted as a row
-of a padded matrix; rensa computes the signatures from the flat sets on its own threads, and LSH
-bands are grouped by sorting numpy keys (``lsh``).
+of a padded matrix; rensa computes the signatures from the flat sets on its own threads, LSH
+bands are grouped by sorting numpy keys (``lsh``), and the exact Jaccard of all candidate pairs
+is counted in rows holding both sets, sorted many at once.
 """
 
 from __future__ import annotations
 
-import array
 import itertools
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.config import NearDupConfig
 from ..core.gc_pause import gc_paused
@@ -64,7 +66,7 @@ _SEPARATOR = np.zeros(256, dtype=bool)
 _SEPARATOR[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
 # _LOW_BYTES[k] keeps the first k bytes of a little-endian uint64 (k = 8: all of them).
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
-_BATCH_CHARS = 2_000_000  # characters per numpy pass: bounds the temporary arrays
+_BATCH_CHARS = 1_000_000  # characters per numpy pass: bounds the temporary arrays (smaller ones stay in cache)
 
 
 def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -75,19 +77,24 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     passes instead of one Python step per word.
     """
     encoded = [(t.lower() if t.isascii() else t.casefold()).encode("utf-8", "surrogatepass") for t in texts]
-    joined = b" ".join(encoded)
-    n = len(joined)
-    padded = joined + b" " * 16
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    # 16 spaces after the last text (the 8-byte reads below run past it), joined in the same copy
+    encoded.append(b" " * (15 if encoded else 16))
+    padded = b" ".join(encoded)
+    del encoded
+    n = len(padded) - 16
     data = np.frombuffer(padded, dtype=np.uint8, count=n + 1)
-    separator = data <= 0x20
-    control = np.flatnonzero(data < 0x20)  # normalized text has none
-    if len(control):  # those that str.split() keeps inside words
-        separator[control[~_SEPARATOR[data[control]]]] = False
-    first, last = ~separator, ~separator
-    first[1:] &= separator[:-1]
-    last[:-1] &= separator[1:]
-    start = np.flatnonzero(first)
-    length = np.flatnonzero(last) + 1 - start
+    # separator[k + 1] says whether byte k separates words; separator[0] stands before the text
+    separator = np.empty(n + 2, dtype=bool)
+    separator[0] = True
+    np.less_equal(data, 0x20, out=separator[1:])
+    if n and data[:n].min() < 0x20:  # control bytes (normalized text has none)
+        control = np.flatnonzero(data < 0x20)
+        separator[control[~_SEPARATOR[data[control]]] + 1] = False  # those str.split() keeps inside words
+    # Words start and end where that changes, in turn: the text is framed by separators.
+    change = np.flatnonzero(separator[1:] != separator[:-1])
+    start = change[0::2]
+    length = change[1::2] - start
     # The 8 bytes at every byte offset, as one unaligned little-endian uint64 view.
     window = np.ndarray(shape=(n + 1,), dtype="<u8", buffer=padded, strides=(1,))
     with np.errstate(over="ignore"):
@@ -101,10 +108,9 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
             longer = longer[rest > 8]
             j += 1
         hashes = _mix(hashes ^ (length.astype(np.uint64) * _M2))
-    text_start = np.zeros(len(encoded), dtype=np.int64)
-    if len(encoded) > 1:
-        np.cumsum(np.fromiter((len(e) + 1 for e in encoded[:-1]), dtype=np.int64, count=len(encoded) - 1),
-                  out=text_start[1:])
+    text_start = np.zeros(len(sizes), dtype=np.int64)
+    if len(sizes) > 1:
+        np.cumsum(sizes[:-1] + 1, out=text_start[1:])
     # the first word of each text (texts are separated by a space, so no word straddles two)
     first_word = np.searchsorted(start, text_start)
     counts = np.diff(np.append(first_word, len(start)))
@@ -167,17 +173,28 @@ def _as_sets(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nda
         sizes = counts[rows]
         width = int(sizes.max())
         before = np.cumsum(sizes) - sizes
-        step = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(before, sizes)
-        source = np.repeat(starts[rows], sizes) + step
-        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width, sizes) + step
+        step = np.arange(int(sizes.sum()), dtype=np.int64)
+        cells = np.repeat(np.arange(len(rows), dtype=np.int64) * width - before, sizes) + step
         matrix = np.full((len(rows), width), _PAD, dtype=np.uint64)
-        matrix.ravel()[cells] = values[source]
-        matrix.sort(axis=1)
-        ordered[source] = matrix.ravel()[cells]
+        if len(rows) == len(counts):  # every text, in order: the values are in their order already
+            matrix.ravel()[cells] = values
+            matrix.sort(axis=1)
+            ordered = matrix.ravel()[cells]
+        else:
+            source = np.repeat(starts[rows] - before, sizes) + step
+            matrix.ravel()[cells] = values[source]
+            matrix.sort(axis=1)
+            ordered[source] = matrix.ravel()[cells]
+    # Repeats are rare (a text saying the same three words twice): found, then dropped.
+    repeat = np.flatnonzero(ordered[1:] == ordered[:-1]) + 1
+    text = np.searchsorted(starts, repeat, side="right") - 1
+    inside = starts[text] != repeat  # equal to the last value of the text before: not a repeat
+    repeat, text = repeat[inside], text[inside]
+    if not len(repeat):
+        return ordered, counts
     keep = np.ones(len(ordered), dtype=bool)
-    keep[1:] = ordered[1:] != ordered[:-1]
-    keep[starts] = True
-    return ordered[keep], np.add.reduceat(keep, starts).astype(np.int64)
+    keep[repeat] = False
+    return ordered[keep], counts - np.bincount(text, minlength=len(counts))
 
 
 @dataclass
@@ -208,17 +225,14 @@ def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     what else is in the build: adding a dump cannot change the shingles of texts already there.
     Two distinct shingles collide with probability about 2^-64.
     """
+    # a batch ends with the text that brings it to _BATCH_CHARS characters
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     parts = []
-    batch: list[str] = []
-    size = 0
-    for text in texts:
-        batch.append(text)
-        size += len(text)
-        if size >= _BATCH_CHARS:
-            parts.append(_shingle_batch(n, batch))
-            batch, size = [], 0
-    if batch or not parts:
-        parts.append(_shingle_batch(n, batch))
+    start = 0
+    while start < len(texts) or not parts:
+        stop = min(len(texts), int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _BATCH_CHARS)) + 1)
+        parts.append(_shingle_batch(n, texts[start:stop]))
+        start = stop
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
 
 
@@ -251,14 +265,71 @@ def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
-def _jaccard_chunk(pairs: np.ndarray, sets: ShingleSets) -> list[float]:
-    of = sets.of
-    return [jaccard(of(i), of(j)) for i, j in pairs.tolist()]
+_JACCARD_CELLS = 250_000  # matrix cells per sort in jaccard_many: 2 MB, sorted and compared in cache
 
 
 def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
-    """Exact Jaccard similarity of the shingle sets of each pair (i, j)."""
-    return np.array(_jaccard_chunk(pairs, sets), dtype=np.float64)
+    """``jaccard`` of the shingle sets of each pair (i, j), the same floats, for many pairs at once.
+
+    Each pair's smaller set and its larger set are laid side by side in a row of a padded matrix
+    (pairs of similar sizes together) and the rows sorted; as each set holds a value once, the
+    values in both sets are the equal neighbours among a row's first len(a) + len(b) cells.
+    """
+    out = np.empty(len(pairs), dtype=np.float64)
+    if not len(pairs):
+        return out
+    offsets = sets.offsets.astype(np.int64)
+    first, second = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+    first_size, second_size = offsets[first + 1] - offsets[first], offsets[second + 1] - offsets[second]
+    swap = first_size > second_size  # the similarity is symmetric
+    small_start, large_start = np.where(swap, offsets[second], offsets[first]), np.where(swap, offsets[first], offsets[second])
+    small, large = np.minimum(first_size, second_size), np.maximum(first_size, second_size)
+    order = np.lexsort((small, large))
+    k = 0
+    while k < len(order):
+        # a row is at most twice its larger set wide
+        stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[k]]))))
+        stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[stop - 1]]))))
+        rows = order[k:stop]
+        out[rows] = _jaccard_rows(sets.flat, small_start[rows], small[rows], large_start[rows], large[rows])
+        k = stop
+    return out
+
+
+def _jaccard_rows(flat: np.ndarray, a_start: np.ndarray, a_size: np.ndarray, b_start: np.ndarray,
+                  b_size: np.ndarray) -> np.ndarray:
+    """jaccard_many of pairs of sets ``flat[start:start + size]`` (a, b), a row each."""
+    n = len(a_start)
+    a_width, b_width = int(a_size.max()), int(b_size.max())
+    width = a_width + b_width
+    if not width:  # only empty sets
+        return np.ones(n, dtype=np.float64)
+    matrix = np.empty((n, width), dtype=np.uint64)
+    for start, size, cells in ((a_start, a_size, matrix[:, :a_width]), (b_start, b_size, matrix[:, a_width:])):
+        w = cells.shape[1]
+        if not w:
+            continue
+        # the w values from each start: a copy of a row of a sliding window per pair, no index
+        # per value; a window running past the end of ``flat`` is read value by value
+        inside = start <= len(flat) - w
+        if inside.all():
+            cells[...] = sliding_window_view(flat, w)[start]
+        else:
+            if inside.any():
+                cells[inside] = sliding_window_view(flat, w)[start[inside]]
+            cells[~inside] = flat[np.minimum(start[~inside, None] + np.arange(w), len(flat) - 1)]
+        np.copyto(cells, _PAD, where=np.arange(w) >= size[:, None])  # values past the set's end
+    matrix.sort(axis=1)
+    equal = np.count_nonzero(matrix[:, 1:] == matrix[:, :-1], axis=1)
+    # Padding (the largest value) repeats too: width - size - 1 equal neighbours, and one more
+    # where a row's last value is the padding value itself.
+    sizes = a_size + b_size
+    padded = sizes < width
+    last = matrix[np.arange(n), np.maximum(sizes - 1, 0)]
+    inter = equal - np.where(padded, width - sizes - 1 + (last == _PAD), 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        similarity = inter / (sizes - inter)
+    return np.where(sizes == 0, 1.0, similarity)
 
 
 def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np.ndarray:
@@ -267,13 +338,15 @@ def _minhash(flat: np.ndarray, offsets: np.ndarray, config: NearDupConfig) -> np
     if len(offsets) <= 1:
         return np.zeros((0, config.num_perm), dtype=np.uint32)
     matrix = rensa.RMinHash.digest_matrix_from_flat_token_hashes(flat, offsets, config.num_perm, config.seed)
-    # rensa exports signatures only as Python lists (about a sixth of the near-dup stage's CPU
-    # time at scale); array.array reads them twice as fast as numpy does.
-    values = array.array("I", itertools.chain.from_iterable(matrix.to_rows()))
-    return np.frombuffer(values, dtype=np.uint32).reshape(-1, config.num_perm)
+    # rensa exports signatures only as Python lists (the stage's largest single cost at scale,
+    # and no other export exists in rensa 0.5); a struct packing a row at a time reads them
+    # faster than array.array or numpy do.
+    row = struct.Struct(f"<{config.num_perm}I")
+    values = b"".join(itertools.starmap(row.pack, matrix.to_rows()))
+    return np.frombuffer(values, dtype="<u4").reshape(-1, config.num_perm)
 
 
-_SIGNATURE_CHUNK = 20_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text
+_SIGNATURE_CHUNK = 1_000  # texts per call: rensa's rows arrive as Python lists, 4.5 KB a text, made and read in cache
 
 
 def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
@@ -287,30 +360,53 @@ def signatures(sets: ShingleSets, config: NearDupConfig) -> np.ndarray:
     return out
 
 
-class UnionFind:
-    def __init__(self, n: int):
-        self.parent = list(range(n))
+def components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """Each of ``n`` nodes' connected component under the edges ``pairs`` (i, j), named by its
+    smallest node: a union-find whose root is the smaller one, so it does not depend on the
+    order of the edges.
 
-    def find(self, x: int) -> int:
-        parent = self.parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            # The smaller index becomes the root, so roots do not depend on the order of unions.
-            self.parent[max(ra, rb)] = min(ra, rb)
+    Edges hook the larger of their two labels onto the smaller, then labels jump to their
+    label's label until none moves; rounds repeat until no edge joins two labels. Every label
+    stays a node of the component no larger than the node, so the fixed point is its minimum.
+    """
+    label = np.arange(n, dtype=np.int64)
+    if not len(pairs):
+        return label
+    i, j = np.ascontiguousarray(pairs[:, 0], dtype=np.int64), np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
+    while True:
+        li, lj = label[i], label[j]
+        apart = li != lj
+        if not apart.any():
+            return label
+        li, lj = li[apart], lj[apart]
+        np.minimum.at(label, np.maximum(li, lj), np.minimum(li, lj))
+        while True:
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
 
 
 @dataclass(frozen=True)
 class Clusters:
     roots: list[int]  # each text's cluster, named by its smallest index
     shingle_sets: ShingleSets
-    candidates: np.ndarray  # LSH candidate pairs (i, j), i < j
+    candidates: np.ndarray  # LSH candidate pairs (i, j), i < j, sorted
     merged: int  # candidate pairs at or above the threshold
+    candidate_similarity: np.ndarray  # jaccard_many of the candidates
+
+    def similarity(self, pairs: np.ndarray) -> np.ndarray:
+        """``jaccard_many(self.shingle_sets, pairs)``: the candidates' are known already (most
+        revisions of a paper are candidates with its canonical text)."""
+        out = np.empty(len(pairs), dtype=np.float64)
+        n = max(len(self.roots), 1)
+        codes = np.minimum(pairs[:, 0], pairs[:, 1]).astype(np.int64) * n + np.maximum(pairs[:, 0], pairs[:, 1])
+        known = self.candidates[:, 0].astype(np.int64) * n + self.candidates[:, 1]
+        at = np.minimum(np.searchsorted(known, codes), max(len(known) - 1, 0))
+        found = known[at] == codes if len(known) else np.zeros(len(pairs), dtype=bool)
+        out[found] = self.candidate_similarity[at[found]]
+        out[~found] = jaccard_many(self.shingle_sets, pairs[~found])
+        return out
 
 
 def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
@@ -318,8 +414,6 @@ def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clus
     with gc_paused():
         sets, sigs = shingles_and_signatures(texts, config)
         pairs = candidate_pairs(sigs, config)
-        similar = pairs[jaccard_many(sets, pairs) >= config.threshold]
-        uf = UnionFind(len(texts))
-        for i, j in similar.tolist():
-            uf.union(i, j)
-        return Clusters([uf.find(i) for i in range(len(texts))], sets, pairs, len(similar))
+        similarity = jaccard_many(sets, pairs)
+        similar = pairs[similarity >= config.threshold]
+        return Clusters(components(len(texts), similar).tolist(), sets, pairs, len(similar), similarity)

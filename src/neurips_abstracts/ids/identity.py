@@ -28,8 +28,10 @@ here is a pure function.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..ingest.previous import FIRST_IDS, FOUNDED, IdRow, PreviousRelease, record_key
 
@@ -73,44 +75,47 @@ class Identity:
 
 
 def assign_ids(
-    keys: Sequence[str],
-    cluster: Sequence[int],
+    keys: Iterable[str],
+    cluster: np.ndarray,
     founding: dict[int, Founding],
     previous: PreviousRelease | None,
     version: str,
 ) -> Identity:
     """Ids for the clusters of this build.
 
-    ``keys`` (``record_key``) and ``cluster`` are per record, records in added order;
-    ``founding`` gives each cluster's founding record.
+    ``keys`` (``record_key``) and ``cluster`` (integers) are per record, records in added order;
+    ``founding`` gives each cluster's founding record, and has no other keys. Records are only
+    looked at against a previous release: a first release's ids come from founding records alone.
     """
     prev_rows = {r.id: r for r in previous.ids} if previous else {}
     owners = previous.owners if previous else {}
     founded_by = previous.founded_by if previous else {}
-    founds = {c: f.candidate_ids() for c, f in founding.items()}
     founder_of = {key: pid for pid, key in founded_by.items()}
 
     # Which clusters each registered id claims: [records it owns there, first position there].
     first_pos: dict[int, int] = {}
     founded_here: dict[str, int] = {}  # id -> the cluster holding the record it was derived from
     claims: dict[str, dict[int, list]] = {}
-    for pos, (key, c) in enumerate(zip(keys, cluster)):
-        first_pos.setdefault(c, pos)
-        pid = owners.get(key)
-        if pid is not None:
-            seen = claims.setdefault(pid, {})
-            if c in seen:
-                seen[c][0] += 1
-            else:
-                seen[c] = [1, pos]
-        if key in founder_of:  # the record an id was derived from, owned by another id
-            founded_here[founder_of[key]] = c
-            claims.setdefault(founder_of[key], {}).setdefault(c, [0, pos])
-    for c, candidates in founds.items():
-        for pid in candidates:
-            if pid in prev_rows:
-                founded_here[pid] = c
-                claims.setdefault(pid, {}).setdefault(c, [0, first_pos[c]])
+    owned_here: list[tuple[str, str, int]] = []  # (record, its owner, its cluster now)
+    if previous is not None:  # else every look-up below would miss
+        for pos, (key, c) in enumerate(zip(keys, cluster.tolist())):
+            first_pos.setdefault(c, pos)
+            pid = owners.get(key)
+            if pid is not None:
+                owned_here.append((key, pid, c))
+                seen = claims.setdefault(pid, {})
+                if c in seen:
+                    seen[c][0] += 1
+                else:
+                    seen[c] = [1, pos]
+            if key in founder_of:  # the record an id was derived from, owned by another id
+                founded_here[founder_of[key]] = c
+                claims.setdefault(founder_of[key], {}).setdefault(c, [0, pos])
+        for c, f in founding.items():
+            for pid in f.candidate_ids():
+                if pid in prev_rows:
+                    founded_here[pid] = c
+                    claims.setdefault(pid, {}).setdefault(c, [0, first_pos[c]])
     held: dict[int, list[tuple[tuple, str]]] = {}
     for pid, by_cluster in claims.items():
         home = min(by_cluster, key=lambda c: (founded_here.get(pid) != c, -by_cluster[c][0], by_cluster[c][1]))
@@ -128,7 +133,8 @@ def assign_ids(
     # New papers, in order of their founding record; an id is never given twice.
     taken = set(prev_rows)
     new_founded: dict[str, str] = {}
-    for c in sorted(set(cluster) - set(paper_of), key=lambda c: (founding[c].source_sha256, founding[c].byte_start)):
+    unclaimed = [c for c in founding if c not in paper_of]
+    for c in sorted(unclaimed, key=lambda c: (founding[c].source_sha256, founding[c].byte_start)):
         f = founding[c]
         attempt = 0
         pid = new_paper_id(f.source_sha256, f.byte_start)
@@ -137,7 +143,8 @@ def assign_ids(
             pid = new_paper_id(f.source_sha256, f.byte_start, attempt)
         taken.add(pid)
         paper_of[c] = pid
-        new_founded[pid] = record_key(f.source_sha256, f.byte_start)
+        if owners:  # else the registry below keeps none of them
+            new_founded[pid] = record_key(f.source_sha256, f.byte_start)
 
     rows: dict[str, IdRow] = {}
     added: list[str] = []
@@ -160,8 +167,8 @@ def assign_ids(
             removed.append(pid)
 
     # The registry after this build: records new here belong to the paper holding them.
-    here = {key: paper_of[c] for key, c in zip(keys, cluster)}
-    first_ids = {key: pid for key, pid in owners.items() if here.get(key) != pid}
+    kept = {key for key, pid, c in owned_here if paper_of[c] == pid}
+    first_ids = {key: pid for key, pid in owners.items() if key not in kept}
     # An id founded by a record first published under another id (a paper split off one whose
     # id stayed with the other part) holds that record too: the registry keeps which it was.
     founded = dict(founded_by)
