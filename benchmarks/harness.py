@@ -12,6 +12,8 @@ import sys
 import time
 from importlib import metadata
 
+from neurips_abstracts.core.config import usable_cores
+
 # The packages whose versions decide the figures: ours, the libraries it runs on, the baselines.
 PACKAGES = ("neurips-abstracts", "rensa", "numpy", "pyarrow", "ftfy", "datasketch", "datatrove", "spacy")
 
@@ -80,10 +82,6 @@ def _version(name: str) -> str | None:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
         return None
-
-
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def load_average() -> list[float] | None:

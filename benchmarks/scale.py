@@ -4,7 +4,7 @@ reference pipeline and, for the near-duplicate work alone, against datasketch an
 For each N (10k, 100k, 1M by default) it generates the dumps once (``benchmarks/generate.py``,
 fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
 
-* the whole pipeline, ours (as by default, in one process, and with a worker per usable core)
+* the whole pipeline, ours (as by default, with its workers, and in one process: ``--workers 1``)
   and the reference (``baselines.reference_pipeline``: parse, NFC, datasketch MinHash LSH,
   Parquet with pyarrow), alternating: seconds, CPU seconds (the workers' included), peak memory
   (PSS of the process and its workers, summed, sampled each second) and seconds per stage,
@@ -371,14 +371,15 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
     load_at_start = load_average()
     subprocess.run([sys.executable, "-m", "benchmarks.generate_cached", str(n)], cwd=ROOT, check=True)
     _, files, labels = _files(n)
-    # Our build as by default (one process) and with a worker per usable core, and the reference.
-    workers = usable_cores()
-    sides = {"ours": ("--ours", n), "ours_workers": ("--ours", n, "--workers", workers), "reference": ("--reference", n)}
+    # Our build as by default (DEFAULT_WORKERS processes prepare the dumps), in one process, and the reference.
+    from neurips_abstracts.core.config import DEFAULT_WORKERS
+
+    sides = {"ours": ("--ours", n), "ours_one": ("--ours", n, "--workers", 1), "reference": ("--reference", n)}
     runs: dict[str, list[dict]] = {name: [] for name in sides}
     for r in range(repeats):
         for name in list(runs)[:: 1 if r % 2 == 0 else -1]:
             runs[name].append(_child(*sides[name]))
-    ours, pooled, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # medians
+    ours, one, reference = (sorted(runs[k], key=lambda x: x["seconds"])[len(runs[k]) // 2] for k in runs)  # medians
     texts_file = _child("--prepare", n)["path"]
     comparison = _child("--near-dup", texts_file, *(["--datatrove"] if n == datatrove_at else []))
     Path(texts_file).unlink()
@@ -401,8 +402,8 @@ def size(n: int, repeats: int, datatrove_at: int) -> dict:
         # Peak memory is the PSS of the build's process tree (workers included), sampled; CPU
         # seconds count the workers, reaped by the end of the build (the stages' CPU seconds are
         # the main process's alone).
-        "worker_runs": {"workers": workers, "run": {**pooled, "all_seconds": [x["seconds"] for x in runs["ours_workers"]]},
-                        "speedup": ours["seconds"] / pooled["seconds"], "cpu_ratio": pooled["cpu_seconds"] / ours["cpu_seconds"]},
+        "worker_runs": {"workers": DEFAULT_WORKERS, "one": {**one, "all_seconds": [x["seconds"] for x in runs["ours_one"]]},
+                        "speedup": one["seconds"] / ours["seconds"], "cpu_ratio": ours["cpu_seconds"] / one["cpu_seconds"]},
         "distinct_texts": comparison["near_dup"]["texts"],
         "near_dup": comparison["near_dup"],
         "datatrove": comparison["datatrove"],
@@ -442,8 +443,8 @@ def main() -> None:
         results.append(r)
         print(f"N={n}: build {r['total_seconds']:.1f} s (peak {r['peak_bytes'] / 2**30:.2f} GiB), reference "
               f"{r['reference']['seconds']:.1f} s ({r['whole_pipeline_ratio']:.1f}x), papers {r['papers']} / reference "
-              f"{r['reference']['papers']} / truth {r['papers_truth']}; {r['worker_runs']['workers']} workers {r['worker_runs']['run']['seconds']:.1f} s "
-              f"({r['worker_runs']['speedup']:.2f}x the speed of one); near-dup alone {r['near_dup']['speedup']:.1f}x "
+              f"{r['reference']['papers']} / truth {r['papers_truth']}; one process {r['worker_runs']['one']['seconds']:.1f} s "
+              f"({r['worker_runs']['workers']} workers: {r['worker_runs']['speedup']:.2f}x its speed); near-dup alone {r['near_dup']['speedup']:.1f}x "
               f"datasketch; load {r['load_average']}", flush=True)
     duplicates = None
     if args.duplicates:

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
-from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES
+from .core.config import MAX_WORKERS, POOL_MIN_BYTES
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.words import plural
@@ -20,12 +20,12 @@ from .release.contracts import ContractError
 @click.option("--previous", "previous_dir", default=None,
               help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
-@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=DEFAULT_WORKERS, show_default=True,
-              help=f"Processes sharing the per-record work (parse, normalize, plain text) of a build of {POOL_MIN_BYTES // 2**20} MiB of dumps or more; the output is the same for any number.")
+@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
+              help=f"Processes preparing (parsing and normalizing) the dumps of a build of {POOL_MIN_BYTES // 2**20} MiB of dumps or more; the output is the same for any number  [default: the usable cores, at most 2].")
 # Paused for the whole command, the build's imports included: they make hundreds of thousands of
 # objects and no garbage, yet set off some two hundred collections, a tenth of a seeds build's CPU.
 @gc_paused()
-def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool, workers: int) -> None:
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool, workers: int | None) -> None:
     """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
 
     Every paper id of the previous release is kept (as a paper, merged into one, or removed);

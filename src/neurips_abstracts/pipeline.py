@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.errors import DumpError
@@ -86,14 +85,11 @@ def _opened(data) -> bytes:
     return data() if callable(data) else data
 
 
-# Canonical abstracts rendered to plain text per task in a pool.
-RENDER_CHUNK = 2_000
-
-
 class Workers:
-    """Worker processes for the per-record work (preparing dumps, rendering plain text): the
-    standard library's executor, started only for a build of at least ``min_bytes`` of dumps,
-    and shut down after each stage that uses it (idle workers hold memory). Each task's result
+    """Worker processes that prepare dumps (``prepare_dump``): the standard library's executor,
+    started only for a build of at least ``min_bytes`` of dumps, and shut down once all are
+    (idle workers hold memory). The plain text is rendered in this process: a thread writing the
+    occurrences table meanwhile keeps the other core busy (see ``run``). Each task's result
     is a function of its input alone and results are taken in input order, so the output is the
     same for any number of workers. ``mp_context`` (default: the platform's start method) lets
     tests run the pool as spawn does on macOS and Windows."""
@@ -316,34 +312,38 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
         "version_similarity": version_similarity,
         "relation": relation.astype(np.int8),
         "identity": identity,
-        "papers": [
-            {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k}
-            for root, cv, first, k in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
-                                          n_versions.tolist())
-        ],
+        "papers": sorted(  # in paper id order, the papers table's
+            (
+                {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k}
+                for root, cv, first, k in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
+                                              n_versions.tolist())
+            ),
+            key=lambda p: version_paper[p["canonical_version"]],
+        ),
         "n_versions": len(versions),
         "n_candidate_pairs": len(clusters.candidates),
         "n_merged_pairs": clusters.merged,
     }
 
 
-def render_papers(parsed: Parsed, dedup: dict, pool=None, started: Callable[[], None] = lambda: None
-                  ) -> list[tuple[str, str | None, int]]:
-    """Plain text, URLs and word count of every paper's canonical abstract, in the order of
-    dedup["papers"]; with a pool, in chunks taken in order. ``started()`` is called once the
-    pool's processes exist (all are started by the first task), before any result is taken."""
+# Abstracts rendered at once: their plain texts are copied into Arrow a chunk at a time, so
+# that the Python strings of the whole column are never held together.
+RENDER_CHUNK = 10_000
+
+
+def render_papers(parsed: Parsed, dedup: dict) -> dict[str, pa.Array]:
+    """The columns abstract, abstract_plain, urls and word_count of every paper, from its
+    canonical abstract, in the order of dedup["papers"]."""
     text = parsed.versions.text
-    abstracts = [text[p["canonical_version"]] for p in dedup["papers"]]
-    if pool is None:
-        started()
-        return render_many(abstracts)
-    chunks = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
-    futures = deque(pool.submit(_pickled, render_many, chunk) for chunk in chunks)
-    started()
-    rendered = []
-    while futures:  # each result let go of once taken
-        rendered.extend(_result(futures.popleft()))
-    return rendered
+    canonical = [p["canonical_version"] for p in dedup["papers"]]
+    chunks: dict[str, list] = {"abstract": [], "abstract_plain": [], "urls": [], "word_count": []}
+    for k in range(0, len(canonical), RENDER_CHUNK):
+        abstracts = [text[v] for v in canonical[k : k + RENDER_CHUNK]]
+        plain, urls, words = zip(*render_many(abstracts))
+        for name, values in zip(chunks, (abstracts, plain, urls, words)):
+            chunks[name].append(pa.array(values, arrow_schema("papers").field(name).type))
+    return {name: pa.concat_arrays(arrays) if arrays else pa.array([], arrow_schema("papers").field(name).type)
+            for name, arrays in chunks.items()}
 
 
 def assemble_occurrences(parsed: Parsed, dedup: dict) -> Occurrences:
@@ -364,9 +364,9 @@ def assemble_occurrences(parsed: Parsed, dedup: dict) -> Occurrences:
     )
 
 
-def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, int]], occurrences: Occurrences
+def assemble(parsed: Parsed, dedup: dict, rendered: dict[str, pa.Array], occurrences: Occurrences
              ) -> tuple[pa.Table, pa.Table]:
-    """The papers and ids tables."""
+    """The papers and ids tables (``rendered``: see ``render_papers``)."""
     versions = parsed.versions
     first = versions.first.array()
     papers_found = dedup["papers"]
@@ -378,16 +378,11 @@ def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, 
     # Records per paper: the versions of a paper share its id.
     paper_of_version = version_paper.dictionary_encode().indices.to_numpy()
     n_occ = np.bincount(paper_of_version[parsed.version], minlength=len(version_paper))[paper_of_version[canonical]]
-    text = versions.text
-    plain, urls, words = zip(*rendered) if rendered else ((), (), ())
     cols = {
         "paper_id": version_paper.take(canonical),
         "venue": pa.array([d.venue for d in parsed.dumps]).take(dump),
         "year": pa.array([d.year for d in parsed.dumps]).take(dump),
-        "abstract": [text[v] for v in canonical.tolist()],
-        "abstract_plain": plain,
-        "urls": urls,
-        "word_count": words,
+        **rendered,
         "n_occurrences": n_occ,
         "n_versions": np.fromiter((p["n_versions"] for p in papers_found), np.int64, len(papers_found)),
         "first_source_file": occurrences.files.take(founding_dump),
@@ -395,10 +390,8 @@ def assemble(parsed: Parsed, dedup: dict, rendered: list[tuple[str, str | None, 
         "abstract_sha256": occurrences.version_sha.take(canonical),
     }
     schema = arrow_schema("papers")
-    papers = pa.table({name: pa.array(cols[name], schema.field(name).type) if not isinstance(cols[name], pa.Array)
-                       else cols[name].cast(schema.field(name).type) for name in schema.names}, schema=schema)
-    papers = papers.take(pc.sort_indices(papers.column("paper_id")))
-    papers = pa.table([dense(c.combine_chunks()) for c in papers.columns], schema=schema)
+    papers = pa.table({name: dense(pa.array(cols[name], schema.field(name).type) if not isinstance(cols[name], pa.Array)
+                                   else cols[name].cast(schema.field(name).type)) for name in schema.names}, schema=schema)
     id_rows = dedup["identity"].ids
     schema = arrow_schema("ids")
     ids = pa.Table.from_pydict({name: [getattr(r, name) for r in id_rows] for name in schema.names}, schema=schema)
@@ -422,9 +415,9 @@ def run(
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
     dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may do per-record work in other
-    processes; they are shut down here. ``occurrences_ready(occurrences)`` is called as soon as
-    the occurrences table can be produced, before the plain text is rendered (and after the
-    processes rendering it are started: a thread it starts is never forked).
+    processes; they are shut down here, before ``occurrences_ready(occurrences)`` is called: as
+    soon as the occurrences table can be produced, before the plain text is rendered (so a
+    thread it starts is never forked).
     """
     workers = workers or Workers(DEFAULT_WORKERS)
     try:
@@ -434,8 +427,8 @@ def run(
                 dedup = deduplicate(parsed, config, previous, version)
             occurrences = assemble_occurrences(parsed, dedup)
             with stage("plain text"):
-                rendered = render_papers(parsed, dedup, workers.start(parsed.nbytes), lambda: occurrences_ready(occurrences))
-                workers.close()
+                occurrences_ready(occurrences)
+                rendered = render_papers(parsed, dedup)
             with stage("assemble"):
                 papers, ids = assemble(parsed, dedup, rendered, occurrences)
         except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 
 
@@ -60,12 +61,16 @@ class BuildConfig:
 
 DEFAULT_CONFIG = BuildConfig()
 
-# Not part of the config: how many processes share a build's per-record work changes no output
-# byte. One unless asked for more (``build --workers``): on 2 cores, 2 workers make a large build
-# faster but use more CPU time in all (pickling, start-up) and more memory, which at a million
-# records took the build's processes together over the 3 GiB it is held to (the workers rows of
-# benchmarks/README.md's Scale section).
-DEFAULT_WORKERS = 1
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+# Not part of the config: how many processes prepare a build's dumps changes no output byte.
+# Two where two cores are usable (``build --workers`` asks for another number): at a million
+# records two workers made the build faster with less than 3 GiB of memory in all (the workers
+# rows of benchmarks/README.md's Scale section); more than two were never measured.
+DEFAULT_WORKERS = min(2, usable_cores())
 # ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
 MAX_WORKERS = 61
 # A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
