@@ -603,19 +603,25 @@ def test_a_card_template_without_its_metadata_block_first_is_refused(template):
         render_card(data, template, cr="a\rb")
 
 
-def test_spool_holds_each_span_as_text_in_order():
+@pytest.mark.parametrize("max_memory", [1 << 20, 45, 0])
+def test_spool_holds_each_span_as_text_in_order(max_memory):
+    """In memory, spilled to its file after the first dump, or in the file from the start."""
     import numpy as np
 
     from neurips_abstracts.release.occurrences import Spool
 
     data = "\ufeffhead\nfirst é\r\n\nsecond 中😀\n \nthird".encode()
     spans = [(data.index(t.encode()), data.index(t.encode()) + len(t.encode())) for t in ["first é", "second 中😀", "third", ""]]
-    spool = Spool()
+    spool = Spool(max_memory)
     try:
         spool.append(data, np.array([s for s, _ in spans[:3]]), np.array([e for _, e in spans[:3]]))
         spool.append(data, np.array([spans[2][0], 0]), np.array([spans[2][1], 0]))
         chunks = list(spool.chunks(2))
         assert [len(c) for c in chunks] == [2, 2, 1] and all(c.type == pa.string() for c in chunks)
         assert sum((c.to_pylist() for c in chunks), []) == ["first é", "second 中😀", "third", "third", ""]
+        # 45 bytes: the first dump's spans (39 bytes with their offsets) fit, not the second's (13 more)
+        assert (spool._file is None) == (max_memory == 1 << 20)
     finally:
         spool.close()
+    with pytest.raises(ValueError, match="closed"):
+        list(spool.chunks(2))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .core.stages import STAGES
 from .core.config import POOL_MIN_BYTES
 from .core.resources import CHECKOUT_ROOT
 
@@ -176,7 +177,9 @@ def scale_block(result: dict | None) -> str:
             "| stage | seconds | records/s | MB/s | peak memory |",
             "|---|---|---|---|---|",
         ]
-        for name, st in r["stages"].items():  # as the run named them, in the order it ran them
+        # The build's stages in the order it runs them (results files keep their keys sorted).
+        for name in sorted(r["stages"], key=lambda s: (STAGES.index(s) if s in STAGES else len(STAGES), s)):
+            st = r["stages"][name]
             lines.append(
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )

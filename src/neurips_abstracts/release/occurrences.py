@@ -22,20 +22,31 @@ POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
 
 
 class Spool:
-    """The raw text of every record, written to an unnamed temporary file a dump at a time (Arrow
-    IPC) and read back in order: the one per-record column too large to keep in memory. Not
-    compressed: LZ4 took three times as long to write as the plain bytes and was slower to read
-    back, for a file that lives no longer than the build (about the size of the dumps)."""
+    """The raw text of every record, a dump at a time, read back in order: the one per-record
+    column too large to keep in memory. Held in memory up to ``max_memory`` bytes (a build of
+    a few dumps writes and reads no file); past it, all of it goes to an unnamed temporary file
+    (Arrow IPC). Not compressed: LZ4 took three times as long to write as the plain bytes and was
+    slower to read back, for a file that lives no longer than the build (about the size of the
+    dumps)."""
 
-    def __init__(self):
-        self._file = tempfile.TemporaryFile()
-        self._sink = pa.PythonFile(self._file, mode="w")
+    def __init__(self, max_memory: int = 256 << 20):
+        self.max_memory = max_memory
+        self._held: list[pa.Array] | None = []  # None once spilled to the file
+        self._nbytes = 0
+        self._file = self._writer = None
         self._schema = pa.schema([("text_raw", pa.string())])
-        self._writer = pa.ipc.new_file(self._sink, self._schema)
         self.rows = 0
+        self.closed = False
         # The build reads the spool in a thread of its own, and closes it in another when it
         # stops early: a read and the close never overlap.
         self._lock = threading.Lock()
+
+    def _spill(self) -> None:
+        self._file = tempfile.TemporaryFile()
+        self._writer = pa.ipc.new_file(pa.PythonFile(self._file, mode="w"), self._schema)
+        for texts in self._held:
+            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+        self._held = None
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
@@ -49,27 +60,42 @@ class Spool:
             texts = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(body)])
         else:  # the cast fails loudly
             texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)]).cast(pa.string())
-        self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
         self.rows += n
+        if self._held is not None:
+            self._nbytes += texts.nbytes
+            self._held.append(texts)
+            if self._nbytes > self.max_memory:
+                self._spill()
+        else:
+            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
 
     def finish(self) -> None:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
 
-    def chunks(self, size: int) -> Iterator[pa.Array]:
-        """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
+    def _batches(self) -> Iterator[pa.Array]:
         with self._lock:
             self.finish()
+            if self._held is not None:
+                yield from list(self._held)
+                return
             self._file.seek(0)
             reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
-        pending: list[pa.Array] = []
-        held = 0
         for i in range(reader.num_record_batches):
             with self._lock:
-                if self._file.closed:
+                if self.closed:
                     raise ValueError("the spool was closed while read")
                 column = reader.get_batch(i).column(0)
+            yield column
+
+    def chunks(self, size: int) -> Iterator[pa.Array]:
+        """text_raw in consecutive slices of ``size`` rows (the last may be shorter)."""
+        if self.closed:
+            raise ValueError("the spool is closed")
+        pending: list[pa.Array] = []
+        held = 0
+        for column in self._batches():
             pending.append(column)
             held += len(column)
             while held >= size:
@@ -82,7 +108,10 @@ class Spool:
     def close(self) -> None:
         with self._lock:
             self.finish()
-            self._file.close()
+            if self._file is not None:
+                self._file.close()
+            self._held = [] if self._held is not None else None
+            self.closed = True
 
 
 def occurrence_ids(shas: pa.Array, record_index: np.ndarray) -> pa.Array:
