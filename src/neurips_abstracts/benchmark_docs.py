@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .core.stages import STAGES
 from .core.config import POOL_MIN_BYTES
 from .core.resources import CHECKOUT_ROOT
+from .core.stages import STAGES
 
 BENCHMARKS_README = "benchmarks/README.md"
 
