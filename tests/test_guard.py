@@ -166,6 +166,22 @@ def test_failed_fill_leaves_no_temporary_folder(ws):
     assert tree(ws) == before
 
 
+def test_failed_fill_removes_the_folders_made_for_the_target_and_only_those(ws):
+    """A build now fills its folder from its first stage on: one refused there (bad input) must
+    leave no folder behind, not even the parents made for a new ``--out``."""
+    (ws / "new").mkdir()
+    (ws / "new" / "keep").write_text("someone's")
+    before = tree(ws)
+
+    def fill(tmp):
+        raise RuntimeError("bad dump")
+
+    for out in (ws / "made" / "deep" / "dist", ws / "new" / "deep" / "dist"):
+        with pytest.raises(RuntimeError):
+            replace_dir(out, fill, raw=[ws / "raw"])
+        assert tree(ws) == before  # made/ gone; new/ (not made by us) stays, with what it held
+
+
 def test_litter_of_ended_runs_is_removed_and_only_that(ws):
     gone, alive = dead_pid(), os.getppid()
     stale = [ws / f".dist.{MARK}-tmp-{gone}-abc123", ws / f".dist.{MARK}-old-{gone}-def456"]

@@ -300,3 +300,12 @@ def test_gaps_read_from_the_lines_are_those_of_the_expression(pieces, pos):
     newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
     starts, ends = _gaps(data, newlines, pos)
     assert list(zip(starts.tolist(), ends.tolist())) == [m.span() for m in _GAP_RE.finditer(data, pos)]
+
+
+@pytest.mark.parametrize("data", ["We study \\char-level models of text.", f"{HEADER} \\char", f"{HEADER} ^^\n\n"])
+def test_a_dump_without_records_is_an_error_even_with_an_escape_mark(data):
+    """The bulk parse looks for bad-character marks over the records found: with none found, a
+    mark anywhere (the header included) must not break it."""
+    with pytest.raises(DumpError) as caught:
+        parse_dump("000_x.txt", data.encode())
+    assert "000_x.txt" in str(caught.value) and ("header" in str(caught.value) or "abstract" in str(caught.value))

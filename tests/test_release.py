@@ -1,3 +1,4 @@
+import contextlib
 import json
 import os
 import re
@@ -625,3 +626,22 @@ def test_spool_holds_each_span_as_text_in_order(max_memory):
         spool.close()
     with pytest.raises(ValueError, match="closed"):
         list(spool.chunks(2))
+
+
+@pytest.mark.parametrize("max_memory", [1 << 20, 0])
+def test_spool_is_not_locked_while_its_reader_holds_a_chunk(max_memory):
+    """The build's writer thread reads the spool a chunk at a time; a close from the build's
+    thread (it stops early) must not wait for that reader to finish the whole table."""
+    import numpy as np
+
+    from neurips_abstracts.release.occurrences import Spool
+
+    spool = Spool(max_memory)
+    spool.append(b"a b c", np.array([0, 2, 4]), np.array([1, 3, 5]))
+    spool.append(b"d e", np.array([0, 2]), np.array([1, 3]))
+    chunks = spool.chunks(1)
+    assert next(chunks).to_pylist() == ["a"]
+    assert not spool._lock.locked()
+    spool.close()
+    with pytest.raises(ValueError, match="closed") if max_memory == 0 else contextlib.nullcontext():
+        list(chunks)  # read from the file: refused once closed; in memory, what was held

@@ -118,7 +118,7 @@ def test_count_disagreement_caught(tables):
         check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)
 
 
-@pytest.mark.parametrize("broken", ["row", "across", "crash"])
+@pytest.mark.parametrize("broken", ["row", "across", "both", "crash"])
 def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch, broken):
     """The build checks the contracts while it writes (occurrences row group by row group in one
     thread, the rest in another): a contract broken in either, or a failure after the
@@ -134,14 +134,17 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
     (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(3)]))
     build_module.build(raw, dist, previous=None)
     before = {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
-    if broken == "row":  # the schema's maximum, checked on each row group as it is written
+    if broken in ("row", "both"):  # the schema's minimum or maximum, checked on each row group as written
         from neurips_abstracts import pipeline
 
         real_occurrences = pipeline.assemble_occurrences
 
         def tampered_occurrences(*args):
             occurrences = real_occurrences(*args)
-            occurrences.positions["line_start"][:] = 1  # the header's line: checked by the schema alone
+            if broken == "row":
+                occurrences.positions["line_start"][:] = 1  # the header's line: checked by the schema alone
+            else:  # checked across tables too (similarity below 1 for a canonical): a row is reported first
+                occurrences.version_similarity[:] = 2.0
             return occurrences
 
         monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
@@ -160,7 +163,8 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
             return dataclasses.replace(result, papers=_set(result.papers, "n_occurrences", 0, 7)), prev
 
         monkeypatch.setattr(build_module, "_run", tampered)
-    error, message = {"row": (ContractError, "schema"), "across": (ContractError, "n_occurrences"), "crash": (RuntimeError, "boom")}[broken]
+    error, message = {"row": (ContractError, "schema"), "across": (ContractError, "n_occurrences"),
+                      "both": (ContractError, "occurrences breaks its schema"), "crash": (RuntimeError, "boom")}[broken]
     with pytest.raises(error, match=message):
         build_module.build(raw, dist, previous=None)
     assert {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before

@@ -15,7 +15,7 @@ from .core.gc_pause import gc_paused
 from .core.guard import check_replaceable, remove_litter, temporary_folder
 from .core.names import MANIFEST, release_beside, data_path
 from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
-from .core.schema import TABLES
+from .core.schema import TABLES, pandera_schema
 from .ingest.load import dump_paths, read_meta
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
 from .pipeline import BuildResult, Workers, no_timer, run
@@ -61,7 +61,7 @@ def produce(
     workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
-    of raw texts (an unnamed temporary file).
+    of raw texts (past 256 MiB, an unnamed temporary file).
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
     read one at a time, as the build reaches them. ``workers`` processes (default:
@@ -111,11 +111,15 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     leaves ``out`` half written, for ``atomic_dir`` to throw away."""
     from .release import croissant, datapackage, contents as release, texts
     from .release.card import card
-    from .release.contracts import check_tables
+    from .release.contracts import ContractError, check_tables
     from .release.datasheet import datasheet
 
     occurrences = result.occurrences
-    check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
+    try:
+        check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
+    except ContractError:
+        occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
+        raise
     data = {name: _write_table(name, getattr(result, name), out, config) for name in TABLES if name != "occurrences"}
     rows, nbytes = occurrences_written.result()
     path = out / data_path("occurrences")
@@ -171,8 +175,13 @@ def build(
         writing: list[Future] = []
         with ThreadPoolExecutor(1, thread_name_prefix="occurrences") as writer:
             try:
-                result, prev = _run(raw_dir, config, stage, previous, workers,
-                                    lambda occ: writing.append(writer.submit(_write_occurrences, occ, tmp, config, stop)))
+                def start_writing(occurrences) -> None:
+                    # pandera is imported here, in this thread: its import edits sys.modules (see
+                    # schema.import_pandera_polars), which must not happen beside this thread's imports.
+                    pandera_schema("occurrences")
+                    writing.append(writer.submit(_write_occurrences, occurrences, tmp, config, stop))
+
+                result, prev = _run(raw_dir, config, stage, previous, workers, start_writing)
                 built.append(result)
                 with stage("contracts and write"):
                     write_dist(result, tmp, config, repo_id, prev, writing[0])

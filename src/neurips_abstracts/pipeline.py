@@ -8,8 +8,8 @@ Memory follows the distinct texts, not the raw records. Each dump is parsed and 
 alone (with worker processes, the next few meanwhile); its records leave behind a few integers
 each (numpy columns) and the index of their distinct normalized text (their *version*), so exact
 duplicates collapse as they arrive. Their raw text, the one large per-record column, is spooled
-to an unnamed temporary file as each dump is done and read back a row group at a time when the
-occurrences table is checked and written.
+as each dump is done (``Spool``: in memory up to 256 MiB, then to an unnamed temporary file) and
+read back a row group at a time when the occurrences table is checked and written.
 """
 
 from __future__ import annotations

@@ -67,9 +67,10 @@ def usable_cores() -> int:
 
 
 # Not part of the config: how many processes prepare a build's dumps changes no output byte.
-# Two where two cores are usable (``build --workers`` asks for another number): at a million
-# records two workers made the build faster with less than 3 GiB of memory in all (the workers
-# rows of benchmarks/README.md's Scale section); more than two were never measured.
+# Two where two cores are usable (``build --workers`` asks for another number): they prepare the
+# dumps only, a small gain at a million records, none at 100,000, at some more CPU time in all
+# (the Workers lines of benchmarks/README.md's Scale section have the figures); more than two
+# were never measured.
 DEFAULT_WORKERS = min(2, usable_cores())
 # ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
 MAX_WORKERS = 61

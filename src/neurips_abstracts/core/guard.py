@@ -266,11 +266,12 @@ def replace_dir(out: str | Path, fill: Callable[[Path], None], raw: Iterable[str
     """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``.
 
     ``out`` must pass :func:`check_replaceable` (same arguments). On any failure, a failed
-    rename included, ``out`` is as it was and the temporary folder is gone. Litter of killed
-    runs for ``out`` is removed first.
+    rename included, ``out`` is as it was and the temporary folder is gone, and so are the
+    folders above ``out`` made for it. Litter of killed runs for ``out`` is removed first.
     """
     out = Path(out)
     check_replaceable(out, raw, keep, releases)
+    made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]  # deepest first
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_litter(out.parent, out.name)
     tmp = Path(tempfile.mkdtemp(prefix=_name(out, "tmp"), dir=out.parent))
@@ -296,6 +297,9 @@ def replace_dir(out: str | Path, fill: Callable[[Path], None], raw: Iterable[str
         _kill_point("swapped")
     except BaseException:
         _remove(tmp)
+        for folder in made:
+            with contextlib.suppress(OSError):  # only while empty: nothing of anyone else's
+                folder.rmdir()
         raise
     if old is not None:
         _remove(old)

@@ -74,9 +74,8 @@ class NormalizeMemo:
     normalizes in its own process: about half of the records of a build are copies of a text met
     before. ``normalize`` is pure, so a memo cannot change a result. The build asks it only about
     the texts ``normalize_many`` does not settle at once (those not ASCII, or with ESC), the
-    slow ones. The default bound, 256 MiB, holds all the distinct texts of the 100k-record
-    benchmark build (115 MiB); a larger build fills it and starts again, and then meets fewer
-    copies in it."""
+    slow ones. A build whose such texts exceed the default bound, 256 MiB, fills it and starts
+    again, and then meets fewer copies in it."""
 
     def __init__(self, max_bytes: int = 256 << 20):
         self.max_bytes = max_bytes

@@ -214,7 +214,7 @@ def registry(dumps: Sequence, meta: dict, identity: Identity) -> list[dict]:
     return out
 
 
-def broken_promises(ids: Sequence[IdRow], keys: Sequence[str], paper_ids: Sequence[str],
+def broken_promises(ids: Sequence[IdRow], keys: Iterable[str], paper_ids: Iterable[str],
                     previous: PreviousRelease | None) -> list[tuple[str, list[str]]]:
     """The id invariants a build's ``ids`` table breaks against the registry of ``previous``, given
     every record of the build (``record_key``) and the paper holding it: (what, ids) pairs, none if

@@ -294,7 +294,7 @@ class _Records:
         self.text = texts
         # The first record holding a bad character: only those holding a mark of one may.
         # (A mark is never split by a gap: the marks' bytes are not white space.)
-        marks = np.array(bad_character_marks(data), dtype=np.int64)
+        marks = np.array(bad_character_marks(data) if len(starts) else [], dtype=np.int64)
         at = np.searchsorted(starts, marks, side="right") - 1
         for k in np.unique(at[(at >= 0) & (marks < stops[np.maximum(at, 0)])]).tolist():
             self.bad = bad_character_error(self.name, raws[k], self.line_start[k])
@@ -336,9 +336,7 @@ class _Records:
         return line + raw.count("\n")
 
     def _record(self, raw: str, byte_start: int, byte_end: int, line: int) -> int:
-        if self.bad is None and (not raw.isascii() or "\\" in raw or "^" in raw):
-            # Every escape bad_character looks for in ASCII holds one of these (one-character
-            # searches are the cheap ones).
+        if self.bad is None:  # bad_character looks for its marks first (see bad_character_marks)
             self.bad = bad_character_error(self.name, raw, line)
         self.line_start.append(line)
         self.byte_start.append(byte_start)

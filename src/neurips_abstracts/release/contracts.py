@@ -1,4 +1,5 @@
-"""Contracts every build must pass before anything is written.
+"""Contracts every build must pass before its release replaces anything (the build checks the
+occurrences row group by row group as it writes them into its temporary folder).
 
 Column types, patterns, ranges, uniqueness and primary keys come from the Pandera schemas
 derived from ``schema/``; the checks across tables and against the input are here.
@@ -37,7 +38,8 @@ def check(
 ) -> None:
     """Raise :class:`ContractError` naming the first broken contract. Occurrences are in the
     added order of their dumps (see ``sidecar``)."""
-    # An ``occurrences.Occurrences`` is produced a row group at a time.
+    # An ``occurrences.Occurrences`` is produced a row group at a time. The rows first, then the
+    # checks across tables: the order in which a build reports them too.
     for batch in occurrences.batches(OCCURRENCE_BATCH) if hasattr(occurrences, "batches") else [occurrences]:
         check_occurrence_rows(batch)
     check_tables(papers, occurrences, records_parsed, ids, previous)

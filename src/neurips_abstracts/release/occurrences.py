@@ -1,8 +1,9 @@
 """The occurrences table of a build, one row per raw record, produced a row group at a time.
 
-The raw text of every record, the one large per-record column, is spooled to an unnamed
-temporary file as each dump is done and read back a row group at a time when the table is
-checked and written; every other column is derived from a few integers per record.
+The raw text of every record, the one large per-record column, is spooled as each dump is done
+(in memory up to a bound, then to an unnamed temporary file) and read back a row group at a time
+when the table is checked and written; every other column is derived from a few integers per
+record.
 """
 
 from __future__ import annotations
@@ -75,13 +76,15 @@ class Spool:
             self._writer = None
 
     def _batches(self) -> Iterator[pa.Array]:
-        with self._lock:
+        with self._lock:  # never held while the caller has a batch (a close must not wait for it)
             self.finish()
-            if self._held is not None:
-                yield from list(self._held)
-                return
-            self._file.seek(0)
-            reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
+            held = None if self._held is None else list(self._held)
+            if held is None:
+                self._file.seek(0)
+                reader = pa.ipc.open_file(pa.PythonFile(self._file, mode="r"))
+        if held is not None:
+            yield from held
+            return
         for i in range(reader.num_record_batches):
             with self._lock:
                 if self.closed:

@@ -1,6 +1,5 @@
 """Plain text, URLs and word count of the papers' canonical abstracts: each abstract's result
-depends on it alone, so the build may render them in chunks in worker processes
-(``pipeline.render_papers``) and get the same output."""
+depends on it alone (``pipeline.render_papers`` renders them a chunk at a time)."""
 
 from __future__ import annotations
 
