@@ -73,47 +73,29 @@ def _rss_tree(pid: int) -> int:
 
 class Sampler:
     """Peak memory (PSS of the build) per stage, sampled in a thread. A stage entered many
-    times (the build parses and normalizes dump by dump) adds up its seconds.
-
-    Only the sampler's thread reads PSS, never the thread being timed: a reading makes the
-    kernel walk every page of the process and its workers (some 15 ms for 0.8 GiB), and readings
-    taken by the timed thread at stage boundaries lengthened a 100k-record build by a tenth."""
+    times (the build parses and normalizes dump by dump) adds up its seconds."""
 
     def __init__(self):
         self.peak = 0
         self.active: tuple[str, dict] | None = None
         self.stop = False
-        self.wake = threading.Event()
-        self.asked: list[tuple[str, dict]] = []  # stages that asked for a reading now
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def _note(self, pss: int, stages) -> None:
+    def _note(self, pss: int) -> None:
         self.peak = max(self.peak, pss)
-        for name, into in stages:
+        if self.active:
+            name, into = self.active
             into[name]["peak_bytes"] = max(into[name]["peak_bytes"], pss)
 
     def _run(self):
-        # Once a second keeps the sampler from slowing the build it measures (every 10 ms cost a
-        # million-record build a third of its speed), at the price of missing peaks shorter than
-        # a second; a stage's first start and end ask for a reading too.
+        # Reading PSS makes the kernel walk every page of the process: once a second keeps the
+        # sampler from slowing the build it measures (every 10 ms cost a million-record build a
+        # third of its speed), at the price of missing peaks shorter than a second.
         pid = os.getpid()
         while not self.stop:
-            asked, self.asked = self.asked, []
-            self._note(_rss_tree(pid), [*asked, *([self.active] if self.active else [])])
-            self.wake.wait(1.0)
-            self.wake.clear()
-
-    def close(self) -> None:
-        """Stop sampling, after a last reading for the stages still asking for one."""
-        self.stop = True
-        self.wake.set()
-        self.thread.join()
-        self._note(_rss_tree(os.getpid()), self.asked)
-
-    def _ask(self, name: str, into: dict) -> None:
-        self.asked.append((name, into))
-        self.wake.set()
+            self._note(_rss_tree(pid))
+            time.sleep(1.0)
 
     @contextlib.contextmanager
     def stage(self, name: str, into: dict):
@@ -121,7 +103,7 @@ class Sampler:
         into.setdefault(name, {"seconds": 0.0, "cpu_seconds": 0.0, "peak_bytes": 0, "entered": 0})
         self.active = (name, into)
         if first:  # a stage shorter than the sampling interval still gets a reading
-            self._ask(name, into)
+            self._note(_rss_tree(os.getpid()))
         started, cpu_started = time.perf_counter(), time.process_time()
         yield
         into[name]["seconds"] += time.perf_counter() - started
@@ -130,7 +112,7 @@ class Sampler:
         into[name]["cpu_seconds"] += time.process_time() - cpu_started
         into[name]["entered"] += 1
         if first:
-            self._ask(name, into)
+            self._note(_rss_tree(os.getpid()))
         self.active = None
 
 
@@ -176,7 +158,7 @@ def _whole(n: int, run, papers_of_records) -> dict:
     sampler = Sampler()
     stages: dict = {}
     outcome, seconds, cpu_seconds = timed(run, lambda name: sampler.stage(name, stages))
-    sampler.close()
+    sampler.stop = True
     found = papers_of_records(outcome)
     return {
         "seconds": seconds,
