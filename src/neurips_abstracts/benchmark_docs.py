@@ -380,5 +380,6 @@ def headline_block(root: Path = CHECKOUT_ROOT) -> str:
     for name, anchor, what, headline in _HEADLINES:
         result = _result(root, name)
         text = headline(result) if result and "machine" in result else "no results yet"
-        lines.append(f"| [{what}]({BENCHMARKS_README}#{anchor}) | {text} | `python -m benchmarks.{name}` |")
+        rerun = (result or {}).get("command", f"python -m benchmarks.{name}")  # the command that made the figures
+        lines.append(f"| [{what}]({BENCHMARKS_README}#{anchor}) | {text} | `{rerun}` |")
     return "\n".join(lines) + "\n"
