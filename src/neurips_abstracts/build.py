@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import filecmp
 import threading
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 import time
 from collections.abc import Callable
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
 
 from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
@@ -61,7 +61,7 @@ def produce(
     workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
-    of raw texts (past 256 MiB, an unnamed temporary file).
+    of raw texts (past its bound in memory, an unnamed temporary file: see ``Spool``).
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
     read one at a time, as the build reaches them. ``workers`` processes (default:
@@ -77,13 +77,18 @@ def produce(
     return result
 
 
-def _write_table(name: str, table, out: Path, config: BuildConfig):
+def _data_file(out: Path, name: str, rows: int, nbytes: int):
+    """What the release says of the table file ``name`` written in ``out``."""
     from .release import contents
 
     path = out / data_path(name)
-    write_parquet(table, name, path, config)
     return contents.DataFile(path=data_path(name), size=path.stat().st_size, sha256=contents.sha256_file(path),
-                             rows=table.num_rows, nbytes=table.nbytes)
+                             rows=rows, nbytes=nbytes)
+
+
+def _write_table(name: str, table, out: Path, config: BuildConfig):
+    write_parquet(table, name, out / data_path(name), config)
+    return _data_file(out, name, table.num_rows, table.nbytes)
 
 
 def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event) -> tuple[int, int]:
@@ -121,10 +126,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
         occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
     data = {name: _write_table(name, getattr(result, name), out, config) for name in TABLES if name != "occurrences"}
-    rows, nbytes = occurrences_written.result()
-    path = out / data_path("occurrences")
-    data["occurrences"] = release.DataFile(path=data_path("occurrences"), size=path.stat().st_size,
-                                           sha256=release.sha256_file(path), rows=rows, nbytes=nbytes)
+    data["occurrences"] = _data_file(out, "occurrences", *occurrences_written.result())
     data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)

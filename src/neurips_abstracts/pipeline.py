@@ -8,7 +8,7 @@ Memory follows the distinct texts, not the raw records. Each dump is parsed and 
 alone (with worker processes, the next few meanwhile); its records leave behind a few integers
 each (numpy columns) and the index of their distinct normalized text (their *version*), so exact
 duplicates collapse as they arrive. Their raw text, the one large per-record column, is spooled
-as each dump is done (``Spool``: in memory up to 256 MiB, then to an unnamed temporary file) and
+as each dump is done (``Spool``: in memory up to a bound, then to an unnamed temporary file) and
 read back a row group at a time when the occurrences table is checked and written.
 """
 
@@ -297,6 +297,7 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     paper_of_version = paper_of_version[roots]
     paper_ids = np.array([paper_id_of_root[root] for root in paper_root.tolist()], dtype=object)
     version_paper = paper_ids[paper_of_version].tolist()
+    n_records = np.bincount(paper_of_version[record_version], minlength=len(paper_root))
     version_similarity = np.ones(n, dtype=np.float64)
     canonical_of_version = canonical[paper_of_version]
     revised = np.flatnonzero(canonical_of_version != np.arange(n))
@@ -314,9 +315,9 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
         "identity": identity,
         "papers": sorted(  # in paper id order, the papers table's
             (
-                {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k}
-                for root, cv, first, k in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
-                                              n_versions.tolist())
+                {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k, "n_records": r}
+                for root, cv, first, k, r in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
+                                                 n_versions.tolist(), n_records.tolist())
             ),
             key=lambda p: version_paper[p["canonical_version"]],
         ),
@@ -375,15 +376,12 @@ def assemble(parsed: Parsed, dedup: dict, rendered: dict[str, pa.Array], occurre
     record = first[canonical]  # each paper's canonical occurrence
     dump = parsed.dump[record]
     founding_dump = parsed.dump[np.fromiter((p["founding_record"] for p in papers_found), np.int64, len(papers_found))]
-    # Records per paper: the versions of a paper share its id.
-    paper_of_version = version_paper.dictionary_encode().indices.to_numpy()
-    n_occ = np.bincount(paper_of_version[parsed.version], minlength=len(version_paper))[paper_of_version[canonical]]
     cols = {
         "paper_id": version_paper.take(canonical),
         "venue": pa.array([d.venue for d in parsed.dumps]).take(dump),
         "year": pa.array([d.year for d in parsed.dumps]).take(dump),
         **rendered,
-        "n_occurrences": n_occ,
+        "n_occurrences": np.fromiter((p["n_records"] for p in papers_found), np.int64, len(papers_found)),
         "n_versions": np.fromiter((p["n_versions"] for p in papers_found), np.int64, len(papers_found)),
         "first_source_file": occurrences.files.take(founding_dump),
         "canonical_occurrence_id": occurrence_ids(occurrences.shas.take(dump), parsed.positions["record_index"][record]),
