@@ -169,3 +169,36 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
         build_module.build(raw, dist, previous=None)
     assert {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist", "raw"]  # nothing half written left behind
+
+
+def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
+    """Each row group is checked while it is written; the writing stops at the first whose
+    check fails, and the build reports that row."""
+    import dataclasses
+
+    from neurips_abstracts import build as build_module, pipeline
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
+
+    from .conftest import make_dump
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(6)]))
+    real_occurrences, real_write = pipeline.assemble_occurrences, build_module.write_parquet_batches
+
+    def tampered_occurrences(*args):
+        occurrences = real_occurrences(*args)
+        occurrences.positions["line_start"][1] = 1  # the header's line, in the second row group only
+        return occurrences
+
+    written = []
+
+    def counting_write(batches, *args):
+        return real_write((written.append(b.num_rows) or b for b in batches), *args)
+
+    monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
+    monkeypatch.setattr(build_module, "write_parquet_batches", counting_write)
+    with pytest.raises(ContractError, match="occurrences breaks its schema"):
+        build_module.build(raw, tmp_path / "dist", dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_size=1), previous=None)
+    assert written == [1, 1]  # the broken row group was written while checked; none after it
+    assert not (tmp_path / "dist").exists()

@@ -100,6 +100,51 @@ def test_a_worker_that_dies_is_reported_with_its_dump(tmp_path, monkeypatch, spa
     assert "--workers" in str(caught.value) and not (tmp_path / "dist").exists()
 
 
+def _die_in_a_worker(*args, **kwargs):
+    if multiprocessing.parent_process() is None:  # in the build's own process: the work was not sent out
+        raise AssertionError("this work should run in a worker process")
+    os._exit(1)
+
+
+@pytest.mark.parametrize("module, function, doing", [
+    ("pipeline", "render_many", "rendering the plain text"),
+    ("near_duplicates", "sketch", "sketching the texts"),
+])
+def test_the_pool_sketches_and_renders_and_a_death_there_is_reported(tmp_path, monkeypatch, spawned, module,
+                                                                    function, doing):
+    """After the dumps, the same workers sketch the distinct texts for the near-duplicate search
+    and render the plain text: a worker that dies there is reported in one line naming the raw
+    folder and what to do."""
+    from neurips_abstracts.dedup import near_duplicates
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw)
+    monkeypatch.setattr({"pipeline": pipeline, "near_duplicates": near_duplicates}[module], function, _die_in_a_worker)
+    with pytest.raises(DumpError, match=f"a worker process stopped while {doing} .*--workers") as caught:
+        build(raw, tmp_path / "dist", previous=None, workers=2)
+    assert caught.value.file == str(raw) and not (tmp_path / "dist").exists()
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def _pid(_) -> int:
+    return os.getpid()
+
+
+def test_map_gives_results_in_order_from_the_pool_or_this_process():
+    items = list(range(11))  # more than the tasks kept in flight
+    assert list(pipeline.Workers(2).map(_square, items, "squaring")) == [x * x for x in items]  # no pool started
+    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
+    try:
+        workers.start(0)
+        assert list(workers.map(_square, items, "squaring")) == [x * x for x in items]
+        assert os.getpid() not in set(workers.map(_pid, items, "asking"))
+    finally:
+        workers.close()
+
+
 def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, spawned):
     """Dumps are prepared ahead in the workers; the error raised is the one a single process
     meets first, naming its file and line, and the release is not written."""
@@ -140,7 +185,8 @@ def test_scale_block_tells_workers_one_against_default():
     r["total_seconds"], r["cpu_seconds"], r["peak_bytes"], r["bytes"] = 6.25, 14.0, 2**31, POOL_MIN_BYTES
     r["worker_runs"] = {"workers": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 10.0,
                         "one": {"seconds": 10.0, "cpu_seconds": 10.0, "peak_bytes": 2**30}}
-    assert ("the build above ran as by default, 2 worker processes preparing the dumps; in one process (`build "
+    assert ("the build above ran as by default, 2 worker processes preparing the dumps, then sketching the distinct "
+            "texts and rendering the plain text; in one process (`build "
             "--workers 1`) it took 10.0 s, so the workers made it **1.60x** as fast (CPU time 14.0 s against 10.0 s, "
             "the workers' included), peak memory 2.00 GiB against 1.00 GiB") in scale_block(result)
     r["bytes"] = POOL_MIN_BYTES - 1

@@ -49,7 +49,7 @@ def _run(
         paths = dump_paths(raw_dir)
         meta = read_meta(raw_dir, [p.name for p in paths])
     result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
-                 Workers(DEFAULT_WORKERS if workers is None else workers), occurrences_ready)
+                 Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir)), occurrences_ready)
     return result, prev
 
 
@@ -93,39 +93,50 @@ def _write_table(name: str, table, out: Path, config: BuildConfig):
 
 def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event) -> tuple[int, int]:
     """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
-    write it; (rows, in-memory size). Stops before the next row group once ``stop`` is set."""
+    write it; (rows, in-memory size). A row group is checked in a second thread while this one
+    writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
+    passed. Stops before the next row group once ``stop`` is set."""
     from .release.contracts import check_occurrence_rows
 
-    def checked(batches):
+    def checked(batches, checker: ThreadPoolExecutor):
+        passed = None
         for batch in batches:
+            if passed is not None:
+                passed.result()  # a broken row stops the writing at its row group
             if stop.is_set():
                 raise CancelledError("the build stopped")
-            check_occurrence_rows(batch)
+            passed = checker.submit(check_occurrence_rows, batch)
             yield batch
+        if passed is not None:
+            passed.result()
 
-    return write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size)), occurrences.schema,
-                                 "occurrences", out / data_path("occurrences"), config)
+    with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
+        return write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size), checker),
+                                     occurrences.schema, "occurrences", out / data_path("occurrences"), config)
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
-               previous: PreviousRelease | None, occurrences_written: Future) -> None:
+               previous: PreviousRelease | None, occurrences_written: Future, writer: ThreadPoolExecutor) -> None:
     """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
     to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
     project's hub-repo). The occurrences table is being checked and written meanwhile
-    (``_write_occurrences``: ``occurrences_written`` gives its rows and size). A ContractError
-    leaves ``out`` half written, for ``atomic_dir`` to throw away."""
+    (``_write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
+    are written by ``writer`` while this thread checks the contracts across tables. A
+    ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away."""
     from .release import croissant, datapackage, contents as release, texts
     from .release.card import card
     from .release.contracts import ContractError, check_tables
     from .release.datasheet import datasheet
 
     occurrences = result.occurrences
+    written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)
+               for name in TABLES if name != "occurrences"}
     try:
         check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
     except ContractError:
         occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
-    data = {name: _write_table(name, getattr(result, name), out, config) for name in TABLES if name != "occurrences"}
+    data = {name: future.result() for name, future in written.items()}
     data["occurrences"] = _data_file(out, "occurrences", *occurrences_written.result())
     data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
@@ -171,11 +182,12 @@ def build(
 
     def fill(tmp: Path) -> None:
         # The occurrences table is checked and written in a thread of its own from the moment it
-        # can be (see ``pipeline.run``), while this thread renders the plain text and checks the
-        # rest: its time goes to Parquet's encoder, which runs outside the GIL.
+        # can be (see ``pipeline.run``), while this thread has the plain text rendered and checks
+        # the rest, and the other tables are written in a second: their time goes to Parquet's
+        # encoder, which runs outside the GIL.
         stop = threading.Event()
         writing: list[Future] = []
-        with ThreadPoolExecutor(1, thread_name_prefix="occurrences") as writer:
+        with ThreadPoolExecutor(2, thread_name_prefix="writer") as writer:
             try:
                 def start_writing(occurrences) -> None:
                     # pandera is imported here, in this thread: its import edits sys.modules (see
@@ -186,7 +198,7 @@ def build(
                 result, prev = _run(raw_dir, config, stage, previous, workers, start_writing)
                 built.append(result)
                 with stage("contracts and write"):
-                    write_dist(result, tmp, config, repo_id, prev, writing[0])
+                    write_dist(result, tmp, config, repo_id, prev, writing[0], writer)
             except BaseException:
                 stop.set()  # and the executor waits for the writer to see it
                 raise

@@ -86,18 +86,18 @@ def _opened(data) -> bytes:
 
 
 class Workers:
-    """Worker processes that prepare dumps (``prepare_dump``): the standard library's executor,
-    started only for a build of at least ``min_bytes`` of dumps, and shut down once all are
-    (idle workers hold memory). The plain text is rendered in this process: a thread writing the
-    occurrences table meanwhile keeps the other core busy (see ``run``). Each task's result
-    is a function of its input alone and results are taken in input order, so the output is the
-    same for any number of workers. ``mp_context`` (default: the platform's start method) lets
-    tests run the pool as spawn does on macOS and Windows."""
+    """Worker processes that prepare dumps (``prepare_dump``), then sketch the distinct texts
+    for the near-duplicate search and render the papers' plain text (``map``): the standard
+    library's executor, started only for a build of at least ``min_bytes`` of dumps, and shut
+    down by the build once the plain text is rendered. Each task's result is a function of its
+    input alone and results are taken in input order, so the output is the same for any number
+    of workers. ``mp_context`` (default: the platform's start method) lets tests run the pool as
+    spawn does on macOS and Windows; ``folder`` (the raw folder) is named if a worker dies."""
 
-    def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES):
+    def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES, folder: str = "raw"):
         if not 1 <= n <= MAX_WORKERS:
             raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {n}")
-        self.n, self.mp_context, self.min_bytes, self.pool = n, mp_context, min_bytes, None
+        self.n, self.mp_context, self.min_bytes, self.folder, self.pool = n, mp_context, min_bytes, folder, None
 
     def start(self, nbytes: int):
         """The pool (started now if need be) for work on a build of ``nbytes`` of dumps, or None
@@ -107,6 +107,31 @@ class Workers:
 
             self.pool = ProcessPoolExecutor(self.n, mp_context=self.mp_context)
         return self.pool
+
+    def map(self, fn: Callable, items: Iterable, what: str) -> Iterator:
+        """``fn(item)`` of each item, in order: in the pool if the dumps were prepared in one
+        (the next items meanwhile, two per worker in flight), else in this process. ``what``
+        (as "rendering the plain text") says what a worker that died was doing."""
+        if self.pool is None:
+            yield from map(fn, items)
+            return
+        from concurrent.futures.process import BrokenProcessPool
+
+        pending: deque = deque()
+
+        def next_result():
+            try:
+                return _result(pending.popleft())
+            except BrokenProcessPool:
+                raise DumpError(self.folder, f"a worker process stopped while {what} (out of memory?): "
+                                             "build with fewer --workers") from None
+
+        for item in items:
+            pending.append(self.pool.submit(_pickled, fn, item))
+            if len(pending) > 2 * self.n:
+                yield next_result()
+        while pending:
+            yield next_result()
 
     def close(self) -> None:
         if self.pool is not None:
@@ -177,8 +202,10 @@ def parse(
 ) -> Parsed:
     """Parse and normalize every dump, in added order. ``files`` holds (name, bytes, or a
     function returning them); ``meta`` each dump's metadata file (None or absent: it has none).
-    ``workers`` may prepare dumps in other processes (see ``Workers``), shut down when all are."""
+    ``workers`` may prepare dumps in other processes (see ``Workers``); given, they are left
+    running for the plain text (``render_papers``), else shut down when all dumps are done."""
     meta = meta or {}
+    own = workers is None
     workers = workers or Workers(DEFAULT_WORKERS)
     files = list(files)
     # The order of dumps comes from their facts, and a published dump's facts from the release,
@@ -220,8 +247,9 @@ def parse(
             dumps.append(dump)
     except BaseException:
         spool.close()
+        workers.close()
         raise
-    finally:  # idle workers would hold their memory through the stages to come
+    if own:
         workers.close()
     # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
     # texts and their facts go on.
@@ -258,7 +286,8 @@ def _paper_versions(roots: np.ndarray, newest: np.ndarray) -> tuple[np.ndarray, 
     return ordered[first], by_paper[first], np.diff(np.r_[first, n])
 
 
-def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease | None, version: str) -> dict:
+def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease | None, version: str,
+                workers: Workers | None = None) -> dict:
     """Assign every version (distinct normalized text), and so every record, to a paper and say why.
 
     Rules (documented in the card):
@@ -275,7 +304,9 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
     record_version = parsed.version
     shas = [d.sha256 for d in parsed.dumps]
 
-    clusters = near_duplicate_clusters(versions.text, config.near_dup)
+    workers = workers or Workers(1)
+    clusters = near_duplicate_clusters(versions.text, config.near_dup,
+                                       lambda fn, items: workers.map(fn, items, "sketching the texts"))
     roots = np.array(clusters.roots, dtype=np.int64)
     n = len(roots)
     # Versions are numbered in added order, so a cluster's root is its founding version.
@@ -329,21 +360,23 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
 
 # Abstracts rendered at once: their plain texts are copied into Arrow a chunk at a time, so
 # that the Python strings of the whole column are never held together.
-RENDER_CHUNK = 10_000
+RENDER_CHUNK = 2_500
 
 
-def render_papers(parsed: Parsed, dedup: dict) -> dict[str, pa.Array]:
+def render_papers(parsed: Parsed, dedup: dict, workers: Workers | None = None) -> dict[str, pa.Array]:
     """The columns abstract, abstract_plain, urls and word_count of every paper, from its
-    canonical abstract, in the order of dedup["papers"]."""
+    canonical abstract, in the order of dedup["papers"] (in the pool of ``workers``, if the
+    dumps were prepared in one)."""
     text = parsed.versions.text
-    canonical = [p["canonical_version"] for p in dedup["papers"]]
+    abstracts = [text[p["canonical_version"]] for p in dedup["papers"]]
+    schema = arrow_schema("papers")
     chunks: dict[str, list] = {"abstract": [], "abstract_plain": [], "urls": [], "word_count": []}
-    for k in range(0, len(canonical), RENDER_CHUNK):
-        abstracts = [text[v] for v in canonical[k : k + RENDER_CHUNK]]
-        plain, urls, words = zip(*render_many(abstracts))
-        for name, values in zip(chunks, (abstracts, plain, urls, words)):
-            chunks[name].append(pa.array(values, arrow_schema("papers").field(name).type))
-    return {name: pa.concat_arrays(arrays) if arrays else pa.array([], arrow_schema("papers").field(name).type)
+    parts = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
+    for chunk, results in zip(parts, (workers or Workers(1)).map(render_many, parts, "rendering the plain text")):
+        plain, urls, words = zip(*results)
+        for name, values in zip(chunks, (chunk, plain, urls, words)):
+            chunks[name].append(pa.array(values, schema.field(name).type))
+    return {name: pa.concat_arrays(arrays) if arrays else pa.array([], schema.field(name).type)
             for name, arrays in chunks.items()}
 
 
@@ -412,21 +445,22 @@ def run(
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
-    dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may do per-record work in other
-    processes; they are shut down here, before ``occurrences_ready(occurrences)`` is called: as
-    soon as the occurrences table can be produced, before the plain text is rendered (so a
-    thread it starts is never forked).
+    dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may prepare the dumps and
+    render the plain text in other processes, all started while preparing the dumps (so a thread
+    started by ``occurrences_ready(occurrences)`` is never forked); they are shut down here.
+    ``occurrences_ready`` is called as soon as the occurrences table can be produced, before the
+    plain text is rendered.
     """
     workers = workers or Workers(DEFAULT_WORKERS)
     try:
         parsed = parse(files, config, meta, previous, stage, workers)
         try:
             with stage("near-dup"):
-                dedup = deduplicate(parsed, config, previous, version)
+                dedup = deduplicate(parsed, config, previous, version, workers)
             occurrences = assemble_occurrences(parsed, dedup)
             with stage("plain text"):
                 occurrences_ready(occurrences)
-                rendered = render_papers(parsed, dedup)
+                rendered = render_papers(parsed, dedup, workers)
             with stage("assemble"):
                 papers, ids = assemble(parsed, dedup, rendered, occurrences)
         except BaseException:

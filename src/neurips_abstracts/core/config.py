@@ -66,11 +66,11 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-# Not part of the config: how many processes prepare a build's dumps changes no output byte.
+# Not part of the config: how many processes share a build's work changes no output byte.
 # Two where two cores are usable (``build --workers`` asks for another number): they prepare the
-# dumps only, a small gain at a million records, none at 100,000, at some more CPU time in all
-# (the Workers lines of benchmarks/README.md's Scale section have the figures); more than two
-# were never measured.
+# dumps, sketch the distinct texts and render the plain text (the Workers lines of
+# benchmarks/README.md's Scale section have the gain against one process); more than two were
+# never measured.
 DEFAULT_WORKERS = min(2, usable_cores())
 # ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
 MAX_WORKERS = 61

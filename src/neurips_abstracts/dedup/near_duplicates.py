@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import itertools
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -215,6 +216,19 @@ class ShingleSets:
         return self.flat[self._bounds[i] : self._bounds[i + 1]]
 
 
+def _slices(texts: Sequence[str], chars: int) -> list[tuple[int, int]]:
+    """Consecutive (start, stop) of ``texts``, each ending with the text that brings it to
+    ``chars`` characters (at least one slice, if empty)."""
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    out: list[tuple[int, int]] = []
+    start = 0
+    while start < len(texts) or not out:
+        stop = min(len(texts), int(np.searchsorted(ends, (ends[start - 1] if start else 0) + chars)) + 1)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
 def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """The word n-gram hashes of all ``texts`` as one flat array and a count per text, computed
     with numpy a batch of texts at a time.
@@ -225,14 +239,7 @@ def shingle_many(n: int, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     what else is in the build: adding a dump cannot change the shingles of texts already there.
     Two distinct shingles collide with probability about 2^-64.
     """
-    # a batch ends with the text that brings it to _BATCH_CHARS characters
-    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
-    parts = []
-    start = 0
-    while start < len(texts) or not parts:
-        stop = min(len(texts), int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _BATCH_CHARS)) + 1)
-        parts.append(_shingle_batch(n, texts[start:stop]))
-        start = stop
+    parts = [_shingle_batch(n, texts[start:stop]) for start, stop in _slices(texts, _BATCH_CHARS)]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]).astype(np.int64)
 
 
@@ -248,10 +255,27 @@ def shingle_sets(texts: Sequence[str], n: int) -> ShingleSets:
     return ShingleSets(flat, _offsets(counts))
 
 
-def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and MinHash signatures of all texts."""
-    sets = shingle_sets(texts, config.shingle_size)
-    return sets, signatures(sets, config)
+def sketch(texts: Sequence[str], config: NearDupConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shingle sets of ``texts`` (``shingle_many``: flat, and a count per text) and their
+    MinHash signatures: what the search needs of each text, a function of that text alone."""
+    flat, counts = shingle_many(config.shingle_size, texts)
+    return flat, counts, signatures(ShingleSets(flat, _offsets(counts)), config)
+
+
+# Characters of texts per ``sketch`` task: a few of shingle_many's batches, so that a pool of
+# workers gets many tasks, each large beside what it costs to send.
+_SKETCH_CHARS = 4 * _BATCH_CHARS
+
+
+def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig, mapper: Callable = map
+                            ) -> tuple[ShingleSets, np.ndarray]:
+    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time by
+    ``mapper`` (as the builtin ``map``, which it defaults to; the build's may use processes)."""
+    parts = list(mapper(partial(sketch, config=config), [texts[a:b] for a, b in _slices(texts, _SKETCH_CHARS)]))
+    flat = np.concatenate([p[0] for p in parts])
+    counts = np.concatenate([p[1] for p in parts])
+    sigs = np.concatenate([p[2] for p in parts])
+    return ShingleSets(flat, _offsets(counts)), sigs
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
@@ -409,10 +433,10 @@ class Clusters:
         return out
 
 
-def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
-    """Cluster distinct normalized texts into papers."""
+def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig, mapper: Callable = map) -> Clusters:
+    """Cluster distinct normalized texts into papers (``mapper``: see ``shingles_and_signatures``)."""
     with gc_paused():
-        sets, sigs = shingles_and_signatures(texts, config)
+        sets, sigs = shingles_and_signatures(texts, config, mapper)
         pairs = candidate_pairs(sigs, config)
         similarity = jaccard_many(sets, pairs)
         similar = pairs[similarity >= config.threshold]
