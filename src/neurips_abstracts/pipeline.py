@@ -363,21 +363,44 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
 RENDER_CHUNK = 2_500
 
 
-def render_papers(parsed: Parsed, dedup: dict, workers: Workers | None = None) -> dict[str, pa.Array]:
-    """The columns abstract, abstract_plain, urls and word_count of every paper, from its
-    canonical abstract, in the order of dedup["papers"] (in the pool of ``workers``, if the
-    dumps were prepared in one)."""
-    text = parsed.versions.text
-    abstracts = [text[p["canonical_version"]] for p in dedup["papers"]]
+def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[str, list[pa.Array]]:
+    """The columns abstract, abstract_plain, urls and word_count of the papers whose canonical
+    abstracts are ``abstracts`` (in the pool of ``workers``, if the dumps were prepared in one),
+    in chunks (``joined`` makes each one array). The list is emptied as its abstracts are copied
+    into Arrow: where it holds the only reference to them, each is freed once copied."""
     schema = arrow_schema("papers")
-    chunks: dict[str, list] = {"abstract": [], "abstract_plain": [], "urls": [], "word_count": []}
-    parts = [abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK)]
-    for chunk, results in zip(parts, (workers or Workers(1)).map(render_many, parts, "rendering the plain text")):
+    parts = deque(abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK))
+    abstracts.clear()
+    sent: deque = deque()
+
+    def handed_out():  # each chunk leaves ``parts`` as it is sent; the results come back in order
+        while parts:
+            sent.append(parts.popleft())
+            yield sent[-1]
+
+    chunks: dict[str, list] = {name: [] for name in RENDERED}
+    for results in (workers or Workers(1)).map(render_many, handed_out(), "rendering the plain text"):
+        chunk = sent.popleft()
         plain, urls, words = zip(*results)
-        for name, values in zip(chunks, (chunk, plain, urls, words)):
+        for name, values in zip(RENDERED, (chunk, plain, urls, words)):
             chunks[name].append(pa.array(values, schema.field(name).type))
-    return {name: pa.concat_arrays(arrays) if arrays else pa.array([], schema.field(name).type)
-            for name, arrays in chunks.items()}
+        del chunk, results, plain, urls, words
+    return chunks
+
+
+RENDERED = ("abstract", "abstract_plain", "urls", "word_count")
+
+
+def joined(chunks: dict[str, list[pa.Array]]) -> dict[str, pa.Array]:
+    """Each column of ``render_papers`` as one array. The chunks of a column are freed once it
+    is joined (``chunks`` is emptied), so only one column is ever held twice."""
+    schema = arrow_schema("papers")
+    columns = {}
+    for name in list(chunks):
+        arrays = chunks.pop(name)
+        columns[name] = pa.concat_arrays(arrays) if arrays else pa.array([], schema.field(name).type)
+        del arrays
+    return columns
 
 
 def assemble_occurrences(parsed: Parsed, dedup: dict) -> Occurrences:
@@ -400,7 +423,7 @@ def assemble_occurrences(parsed: Parsed, dedup: dict) -> Occurrences:
 
 def assemble(parsed: Parsed, dedup: dict, rendered: dict[str, pa.Array], occurrences: Occurrences
              ) -> tuple[pa.Table, pa.Table]:
-    """The papers and ids tables (``rendered``: see ``render_papers``)."""
+    """The papers and ids tables (``rendered``: the ``joined`` columns of ``render_papers``)."""
     versions = parsed.versions
     first = versions.first.array()
     papers_found = dedup["papers"]
@@ -445,9 +468,10 @@ def run(
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
-    dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may prepare the dumps and
-    render the plain text in other processes, all started while preparing the dumps (so a thread
-    started by ``occurrences_ready(occurrences)`` is never forked); they are shut down here.
+    dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may prepare the dumps, sketch
+    the distinct texts and render the plain text in other processes, all started while preparing
+    the dumps (so a thread started by ``occurrences_ready(occurrences)`` is never forked); they
+    are shut down here.
     ``occurrences_ready`` is called as soon as the occurrences table can be produced, before the
     plain text is rendered.
     """
@@ -460,7 +484,13 @@ def run(
             occurrences = assemble_occurrences(parsed, dedup)
             with stage("plain text"):
                 occurrences_ready(occurrences)
-                rendered = render_papers(parsed, dedup, workers)
+                abstracts = [parsed.versions.text[p["canonical_version"]] for p in dedup["papers"]]
+                # Nothing from here on needs the distinct texts: those of no paper's canonical
+                # version are freed now, the others as they are copied into Arrow.
+                parsed.versions.text = []
+                rendered = render_papers(abstracts, workers)
+                workers.close()  # their work is done, and they hold memory
+                rendered = joined(rendered)
             with stage("assemble"):
                 papers, ids = assemble(parsed, dedup, rendered, occurrences)
         except BaseException:
