@@ -35,8 +35,13 @@ def spawned(monkeypatch):
 
 
 def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monkeypatch, spawned):
+    from neurips_abstracts.dedup import near_duplicates
+
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
+    # Many small sketching and rendering tasks, so that results taken out of order would show.
+    monkeypatch.setattr(pipeline, "RENDER_CHUNK", 7)
+    monkeypatch.setattr(near_duplicates, "_SKETCH_CHARS", 2_000)
     build(raw, tmp_path / "one", previous=None, workers=1)
     assert spawned == []  # one worker: all in this process
     alone = snapshot(tmp_path / "one")
@@ -131,6 +136,30 @@ def _square(x: int) -> int:
 
 def _pid(_) -> int:
     return os.getpid()
+
+
+def _die_on_five(x: int) -> int:
+    if x == 5:
+        os._exit(1)
+    return x
+
+
+def test_a_death_while_tasks_are_still_sent_is_reported_in_one_line():
+    """A worker dies while this process is busy with an earlier result: sending the next task
+    fails, and that is reported in its turn as the same one line, after the results before it."""
+    import time
+
+    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0, folder="the-raw")
+    got = []
+    try:
+        workers.start(0)
+        with pytest.raises(DumpError, match="a worker process stopped while counting .*--workers") as caught:
+            for x in workers.map(_die_on_five, range(40), "counting"):
+                got.append(x)
+                time.sleep(0.2)  # the pool breaks meanwhile
+    finally:
+        workers.close()
+    assert caught.value.file == "the-raw" and got == list(range(len(got))) and len(got) <= 5
 
 
 def test_map_gives_results_in_order_from_the_pool_or_this_process():

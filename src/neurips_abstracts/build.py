@@ -133,8 +133,11 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
                for name in TABLES if name != "occurrences"}
     try:
         check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
-    except ContractError:
-        occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
+    except BaseException as exc:
+        for future in written.values():
+            future.cancel()  # those not started yet: the release will not be swapped in
+        if isinstance(exc, ContractError):
+            occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
     data = {name: future.result() for name, future in written.items()}
     data["occurrences"] = _data_file(out, "occurrences", *occurrences_written.result())

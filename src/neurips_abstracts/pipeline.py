@@ -89,7 +89,8 @@ class Workers:
     """Worker processes that prepare dumps (``prepare_dump``), then sketch the distinct texts
     for the near-duplicate search and render the papers' plain text (``map``): the standard
     library's executor, started only for a build of at least ``min_bytes`` of dumps, and shut
-    down by the build once the plain text is rendered. Each task's result is a function of its
+    down by the build once the plain text is rendered (meanwhile they hold what memory preparing
+    the dumps left them: some 100 MB each at a million records). Each task's result is a function of its
     input alone and results are taken in input order, so the output is the same for any number
     of workers. ``mp_context`` (default: the platform's start method) lets tests run the pool as
     spawn does on macOS and Windows; ``folder`` (the raw folder) is named if a worker dies."""
@@ -108,30 +109,39 @@ class Workers:
             self.pool = ProcessPoolExecutor(self.n, mp_context=self.mp_context)
         return self.pool
 
+    def submit(self, fn: Callable, *args):
+        """``fn(*args)`` sent to the pool, as a future. A task that cannot be sent (the pool is
+        broken: a worker died) is a future holding that error, so it is raised in its turn."""
+        try:
+            return self.pool.submit(_pickled, fn, *args)
+        except Exception as exc:
+            return _failed(exc)
+
+    def result(self, future, where: str, what: str):
+        """The result of a ``submit``ted task. A worker's death is reported as a DumpError naming
+        ``where`` (a dump, or the raw folder) and ``what`` the worker was doing, and what to do."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return _result(future)
+        except BrokenProcessPool:
+            raise DumpError(where, f"a worker process stopped while {what} (out of memory?): "
+                                   "build with fewer --workers") from None
+
     def map(self, fn: Callable, items: Iterable, what: str) -> Iterator:
         """``fn(item)`` of each item, in order: in the pool if the dumps were prepared in one
-        (the next items meanwhile, two per worker in flight), else in this process. ``what``
-        (as "rendering the plain text") says what a worker that died was doing."""
+        (the next items meanwhile, at most two per worker in flight), else in this process.
+        ``what`` (as "rendering the plain text") says what a worker that died was doing."""
         if self.pool is None:
             yield from map(fn, items)
             return
-        from concurrent.futures.process import BrokenProcessPool
-
         pending: deque = deque()
-
-        def next_result():
-            try:
-                return _result(pending.popleft())
-            except BrokenProcessPool:
-                raise DumpError(self.folder, f"a worker process stopped while {what} (out of memory?): "
-                                             "build with fewer --workers") from None
-
         for item in items:
-            pending.append(self.pool.submit(_pickled, fn, item))
-            if len(pending) > 2 * self.n:
-                yield next_result()
+            pending.append(self.submit(fn, item))
+            if len(pending) >= 2 * self.n:
+                yield self.result(pending.popleft(), self.folder, what)
         while pending:
-            yield next_result()
+            yield self.result(pending.popleft(), self.folder, what)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -142,6 +152,15 @@ class Workers:
 def _pickled(fn: Callable, *args, **kwargs) -> bytes:
     """``fn(*args, **kwargs)``, pickled in the worker process that runs it (see ``_result``)."""
     return pickle.dumps(fn(*args, **kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _failed(exc: BaseException):
+    """A future that has already failed with ``exc``."""
+    from concurrent.futures import Future
+
+    future = Future()
+    future.set_exception(exc)
+    return future
 
 
 def _result(future) -> object:
@@ -169,26 +188,19 @@ def _prepared(
                 data = _opened(data)
             yield data, prepare_dump(name, data, *args, stage=stage, memo=memo)
         return
-    from concurrent.futures import Future
-    from concurrent.futures.process import BrokenProcessPool
-
     pending: deque = deque()
     for k, (name, data) in enumerate(order):
         try:
             data = _opened(data)
-            future = pool.submit(_pickled, prepare_dump, name, data, *args)
         except Exception as exc:  # a dump that cannot be read fails in its turn
-            future = Future()
-            future.set_exception(exc)
+            future = _failed(exc)
+        else:
+            future = workers.submit(prepare_dump, name, data, *args)
         pending.append((data, future, name))
         while pending and (len(pending) > workers.n or k == len(order) - 1):
             data, future, name = pending.popleft()
             with stage("parse"):  # and normalize, in the workers: this process waits
-                try:
-                    prepared = _result(future)
-                except BrokenProcessPool:
-                    raise DumpError(name, "a worker process stopped while preparing this dump (out of memory?): "
-                                          "build with fewer --workers") from None
+                prepared = workers.result(future, name, "preparing this dump")
             yield data, prepared
 
 
@@ -203,7 +215,8 @@ def parse(
     """Parse and normalize every dump, in added order. ``files`` holds (name, bytes, or a
     function returning them); ``meta`` each dump's metadata file (None or absent: it has none).
     ``workers`` may prepare dumps in other processes (see ``Workers``); given, they are left
-    running for the plain text (``render_papers``), else shut down when all dumps are done."""
+    running for the near-duplicate sketches and the plain text (shut down here only if a dump
+    fails), else shut down when all dumps are done."""
     meta = meta or {}
     own = workers is None
     workers = workers or Workers(DEFAULT_WORKERS)
@@ -366,8 +379,9 @@ RENDER_CHUNK = 2_500
 def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[str, list[pa.Array]]:
     """The columns abstract, abstract_plain, urls and word_count of the papers whose canonical
     abstracts are ``abstracts`` (in the pool of ``workers``, if the dumps were prepared in one),
-    in chunks (``joined`` makes each one array). The list is emptied as its abstracts are copied
-    into Arrow: where it holds the only reference to them, each is freed once copied."""
+    in chunks (``joined`` makes each one array). The list is emptied at once, its abstracts
+    split into chunks: where it held the only references to them, each chunk's are freed once
+    they are copied into Arrow."""
     schema = arrow_schema("papers")
     parts = deque(abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK))
     abstracts.clear()
@@ -469,9 +483,10 @@ def run(
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump, and "read" also around hashing the
     dumps to order them. ``workers`` (default: ``DEFAULT_WORKERS``) may prepare the dumps, sketch
-    the distinct texts and render the plain text in other processes, all started while preparing
-    the dumps (so a thread started by ``occurrences_ready(occurrences)`` is never forked); they
-    are shut down here.
+    the distinct texts and render the plain text in other processes; they are shut down here.
+    With fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
+    while preparing the dumps, so a thread started by ``occurrences_ready(occurrences)`` is never
+    forked; with spawn or forkserver, processes started later are not forks of this one.
     ``occurrences_ready`` is called as soon as the occurrences table can be produced, before the
     plain text is rendered.
     """
