@@ -21,7 +21,7 @@ from .release.contracts import ContractError
               help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
-              help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build of {POOL_MIN_BYTES // 2**20} MiB of dumps or more; the output is the same for any number  [default: the usable cores, at most 2].")
+              help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process); the output is the same for any number  [default: the usable cores, at most 2].")
 # Paused for the whole command, the build's imports included: they make hundreds of thousands of
 # objects and no garbage, yet set off some two hundred collections, a tenth of a seeds build's CPU.
 @gc_paused()
