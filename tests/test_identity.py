@@ -563,6 +563,24 @@ def test_add_shows_copies_and_new_canonical_texts_before_the_dump_lands(repo, tm
     assert "1 record becomes the canonical text of published papers" in out and line in out
     proc = run_cli("add", str(src), "--raw", str(raw), "--crawled-at", "2026-11-20")
     assert proc.returncode == 0 and line in proc.stdout and _snapshot(raw) != before
+    # A second dump before any rebuild: its own new paper only, not the first dump's too.
+    second = write_file(tmp_path / "second.txt", [abstract(501), copy])
+    proc = run_cli("add", str(second), "--raw", str(raw), "--crawled-at", "2026-11-21", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "adds 1 new paper\n" in proc.stdout
+
+
+def test_add_with_no_release_counts_the_papers_its_dump_founds(tmp_path):
+    """With no release beside raw/ every paper is new; add still says how many this dump founds,
+    not how many the whole folder holds."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    add_dump(write_file(tmp_path / "a.txt", [abstract(k) for k in range(4)]), raw, crawled_at="2026-10-01",
+             added="2026-10-02")
+    second = write_file(tmp_path / "b.txt", [abstract(1), abstract(600), abstract(601)])
+    proc = run_cli("add", str(second), "--raw", str(raw), "--crawled-at", "2026-10-15", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "no release in dist/ to compare with: every paper is new; this dump founds 2 of them" in proc.stdout
 
 
 def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, tmp_path):

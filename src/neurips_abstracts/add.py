@@ -174,7 +174,8 @@ class Impact:
 
     def text(self) -> str:
         if not self.published:
-            return f"{self.dump}: no release in dist/ to compare with: every paper is new ({self.new_papers})"
+            return (f"{self.dump}: no release in dist/ to compare with: every paper is new; this dump founds "
+                    f"{self.new_papers} of them")
         lines = [f"{self.dump} adds {self.new_papers} new paper{'s' * (self.new_papers != 1)}"]
         lines.append(f"{len(self.copies)} record{'s are' if len(self.copies) != 1 else ' is an'} exact "
                      f"cop{'ies' if len(self.copies) != 1 else 'y'} of published papers"
@@ -220,7 +221,10 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
         result.occurrences.spool.close()
     sha = plan.meta.sha256
     published = {r.id for r in previous.ids} if previous else set()
-    new_papers = sum(pid not in published for pid in result.papers["paper_id"].to_pylist())
+    # The dump's own new papers: those it founds (dumps added before it but not yet built are
+    # in raw/ too, and their papers are not this dump's doing).
+    new_papers = sum(pid not in published and first == plan.meta.file for pid, first in
+                     zip(result.papers["paper_id"].to_pylist(), result.papers["first_source_file"].to_pylist()))
     if previous is None:
         return Impact(plan.meta.file, new_papers, [], [], [], False)
     old = pq.read_table(Path(previous.path) / data_path("papers"), columns=["paper_id", "abstract_sha256"]).to_pylist()
