@@ -571,8 +571,8 @@ def test_add_shows_copies_and_new_canonical_texts_before_the_dump_lands(repo, tm
 
 
 def test_add_with_no_release_counts_the_papers_its_dump_founds(tmp_path):
-    """With no release beside raw/ every paper is new; add still says how many this dump founds,
-    not how many the whole folder holds."""
+    """With no release beside raw/ every paper is new; add still says how many are this dump's
+    alone, not how many the whole folder holds."""
     raw = tmp_path / "raw"
     raw.mkdir()
     add_dump(write_file(tmp_path / "a.txt", [abstract(k) for k in range(4)]), raw, crawled_at="2026-10-01",
@@ -580,7 +580,20 @@ def test_add_with_no_release_counts_the_papers_its_dump_founds(tmp_path):
     second = write_file(tmp_path / "b.txt", [abstract(1), abstract(600), abstract(601)])
     proc = run_cli("add", str(second), "--raw", str(raw), "--crawled-at", "2026-10-15", "--dry-run")
     assert proc.returncode == 0, proc.stderr
-    assert "no release in dist/ to compare with: every paper is new; this dump founds 2 of them" in proc.stdout
+    assert "no release in dist/ to compare with: every paper is new; 2 of them are in no other dump" in proc.stdout
+
+
+def test_add_counts_no_paper_another_dump_in_raw_holds(repo, tmp_path):
+    """A dump copied into raw/ by hand (no metadata file: it sorts after every dump that has one)
+    and one added but not built yet: a paper they hold is not the new dump's, whatever the order."""
+    raw = repo / "raw"
+    data = make_dump([abstract(700)])
+    (raw / f"009_{hashlib.sha256(data).hexdigest()[:16]}.txt").write_bytes(data)
+    add_dump(write_file(tmp_path / "d.txt", [abstract(900)]), raw, crawled_at="2026-11-01", added="2026-11-02")
+    src = write_file(tmp_path / "n.txt", [abstract(700), revise(abstract(900), 5), abstract(901)])
+    proc = run_cli("add", str(src), "--raw", str(raw), "--crawled-at", "2026-11-20", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "adds 1 new paper\n" in proc.stdout
 
 
 def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, tmp_path):

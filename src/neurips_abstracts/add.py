@@ -174,8 +174,8 @@ class Impact:
 
     def text(self) -> str:
         if not self.published:
-            return (f"{self.dump}: no release in dist/ to compare with: every paper is new; this dump founds "
-                    f"{self.new_papers} of them")
+            return (f"{self.dump}: no release in dist/ to compare with: every paper is new; {self.new_papers} of "
+                    "them are in no other dump")
         lines = [f"{self.dump} adds {self.new_papers} new paper{'s' * (self.new_papers != 1)}"]
         lines.append(f"{len(self.copies)} record{'s are' if len(self.copies) != 1 else ' is an'} exact "
                      f"cop{'ies' if len(self.copies) != 1 else 'y'} of published papers"
@@ -219,12 +219,13 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
         occ = result.occurrences.to_pylist()
     finally:
         result.occurrences.spool.close()
-    sha = plan.meta.sha256
     published = {r.id for r in previous.ids} if previous else set()
-    # The dump's own new papers: those it founds (dumps added before it but not yet built are
-    # in raw/ too, and their papers are not this dump's doing).
-    new_papers = sum(pid not in published and first == plan.meta.file for pid, first in
-                     zip(result.papers["paper_id"].to_pylist(), result.papers["first_source_file"].to_pylist()))
+    sha = plan.meta.sha256
+    # The dump's own new papers: unpublished papers that no other dump of raw/ holds a record of
+    # (dumps not yet built are in raw/ too: their papers are not this dump's doing, whatever
+    # order the dumps were added in).
+    elsewhere = {o["paper_id"] for o in occ if o["source_sha256"] != sha}
+    new_papers = len({o["paper_id"] for o in occ if o["source_sha256"] == sha} - elsewhere - published)
     if previous is None:
         return Impact(plan.meta.file, new_papers, [], [], [], False)
     old = pq.read_table(Path(previous.path) / data_path("papers"), columns=["paper_id", "abstract_sha256"]).to_pylist()
