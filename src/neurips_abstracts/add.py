@@ -221,17 +221,17 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
         result.occurrences.spool.close()
     published = {r.id for r in previous.ids} if previous else set()
     sha = plan.meta.sha256
+    mine = [o for o in occ if o["source_sha256"] == sha]
     # The dump's own new papers: unpublished papers that no other dump of raw/ holds a record of
     # (dumps not yet built are in raw/ too: their papers are not this dump's doing, whatever
     # order the dumps were added in).
     elsewhere = {o["paper_id"] for o in occ if o["source_sha256"] != sha}
-    new_papers = len({o["paper_id"] for o in occ if o["source_sha256"] == sha} - elsewhere - published)
+    new_papers = len({o["paper_id"] for o in mine} - elsewhere - published)
     if previous is None:
         return Impact(plan.meta.file, new_papers, [], [], [], False)
     old = pq.read_table(Path(previous.path) / data_path("papers"), columns=["paper_id", "abstract_sha256"]).to_pylist()
     old_text = {r["paper_id"]: r["abstract_sha256"] for r in old}
     old_texts = set(old_text.values())
-    mine = [o for o in occ if o["source_sha256"] == sha]
     copies = [(o["line_start"], o["paper_id"]) for o in mine if o["text_sha256"] in old_texts]
     by_id = {o["occurrence_id"]: o for o in mine}
     similarity = {(o["paper_id"], o["text_sha256"]): o["similarity"] for o in occ}

@@ -90,9 +90,9 @@ class Workers:
     for the near-duplicate search and render the papers' plain text (``map``): the standard
     library's executor, started only for a build of at least ``min_bytes`` of dumps, and shut
     down by the build once the plain text is rendered (meanwhile they hold what memory preparing
-    the dumps left them: some 100 MB each at a million records). Each task's result is a function of its
-    input alone and results are taken in input order, so the output is the same for any number
-    of workers. ``mp_context`` (default: the platform's start method) lets tests run the pool as
+    the dumps left them: some 100 MB each at a million records). Each task's result is a function
+    of its input alone and results are taken in input order, so the output is the same for any
+    number of workers. ``mp_context`` (default: the platform's start method) lets tests run the pool as
     spawn does on macOS and Windows; ``folder`` (the raw folder) is named if a worker dies."""
 
     def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES, folder: str = "raw"):
@@ -374,14 +374,14 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
 # Abstracts rendered at once: their plain texts are copied into Arrow a chunk at a time, so
 # that the Python strings of the whole column are never held together.
 RENDER_CHUNK = 2_500
+RENDERED = ("abstract", "abstract_plain", "urls", "word_count")  # the papers' columns render_papers makes
 
 
 def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[str, list[pa.Array]]:
-    """The columns abstract, abstract_plain, urls and word_count of the papers whose canonical
-    abstracts are ``abstracts`` (in the pool of ``workers``, if the dumps were prepared in one),
-    in chunks (``joined`` makes each one array). The list is emptied at once, its abstracts
-    split into chunks: where it held the only references to them, each chunk's are freed once
-    they are copied into Arrow."""
+    """The ``RENDERED`` columns of the papers whose canonical abstracts are ``abstracts`` (in the
+    pool of ``workers``, if the dumps were prepared in one), in chunks (``joined`` makes each one
+    array). The list is emptied at once, its abstracts split into chunks: where it held the only
+    references to them, each chunk's are freed once they are copied into Arrow."""
     schema = arrow_schema("papers")
     parts = deque(abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK))
     abstracts.clear()
@@ -401,8 +401,6 @@ def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[
         del chunk, results, plain, urls, words
     return chunks
 
-
-RENDERED = ("abstract", "abstract_plain", "urls", "word_count")
 
 
 def joined(chunks: dict[str, list[pa.Array]]) -> dict[str, pa.Array]:

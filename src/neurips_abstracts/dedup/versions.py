@@ -126,7 +126,7 @@ class Versions:
         self.newest = _Grow(np.int64)
 
     def __len__(self) -> int:
-        return len(self.sha)  # the texts themselves are released once rendered (see ``pipeline.run``)
+        return len(self.sha)  # the texts themselves are released for the plain text (see ``pipeline.run``)
 
     def add(self, prepared: Prepared, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
         """The version of each record of a prepared dump, its records numbered from ``first_record``."""
