@@ -3,21 +3,31 @@ user runs it (a new process, imports included), median of several runs.
 
     python -m benchmarks.startup     # writes benchmarks/results/startup.json, refreshes README
     python -m benchmarks.startup --no-write    # print only
+    python -m benchmarks.startup --against ../old    # also time another checkout, runs interleaved
+
+Machines differ by more than the changes measured here, so `--against` times a checkout of an
+earlier revision in the same minutes, run for run alternately, each building its own raw/.
+Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
+pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
+compile an editable checkout on every run).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
+import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from .corpus import ROOT
-from .harness import command, load_average, machine
+from .harness import command, load_average, machine, write_results
 
 RUNS = 7
 
@@ -27,30 +37,49 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _revision(tree: Path) -> str:
+    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def _summary(walls: list[float], cpus: list[float]) -> dict:
+    return {"median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
+            "median_cpu_seconds": statistics.median(cpus)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-write", action="store_true", help="print only; do not update results/ or the READMEs")
+    parser.add_argument("--against", type=Path, metavar="CHECKOUT",
+                        help="a checkout of another revision to time in the same runs, alternately")
     args = parser.parse_args()
+    trees = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
+    for tree in trees.values():
+        if not (tree / "build_dataset.py").is_file():
+            parser.error(f"{tree} holds no build_dataset.py")
+    for tree in trees.values():
+        compileall.compile_dir(tree / "src", quiet=1)
     load_at_start = load_average()
-    walls, cpus = [], []
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in trees}
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(RUNS):
-            started, cpu_before = time.perf_counter(), _children_cpu()
-            subprocess.run([sys.executable, str(ROOT / "build_dataset.py"), "build", "--out", f"{tmp}/d{k}"],
-                           check=True, capture_output=True)
-            walls.append(time.perf_counter() - started)
-            cpus.append(_children_cpu() - cpu_before)
-    result = {"runs": RUNS, "median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
-              "median_cpu_seconds": statistics.median(cpus),
+            for name, tree in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+                started, cpu_before = time.perf_counter(), _children_cpu()
+                subprocess.run([sys.executable, str(tree / "build_dataset.py"), "build", "--raw", str(tree / "raw"),
+                                "--out", f"{tmp}/{name}{k}"], check=True, capture_output=True, env=env, cwd=tree)
+                times[name][0].append(time.perf_counter() - started)
+                times[name][1].append(_children_cpu() - cpu_before)
+    result = {"runs": RUNS, **_summary(*times["this"]),
               "machine": machine(), "command": command("benchmarks.startup"),
               "load_average": {"start": load_at_start, "end": load_average()}}
+    if args.against:
+        result["against"] = {"revision": _revision(trees["against"]), **_summary(*times["against"])}
+        result["revision"] = _revision(ROOT)
     print(json.dumps(result))
     if args.no_write:
         return
-    (ROOT / "benchmarks" / "results" / "startup.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
-    from neurips_abstracts.docs import refresh_benchmark_blocks
-
-    print("README:", refresh_benchmark_blocks() or "unchanged")
+    write_results(ROOT / "benchmarks" / "results" / "startup.json", result)
 
 
 if __name__ == "__main__":

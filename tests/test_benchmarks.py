@@ -172,3 +172,31 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.750 s" in text
     assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
     assert refresh_benchmark_blocks(tmp_path) == []  # idempotent
+
+
+def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
+    """With `--against`, the block names the other revision, its times and the ratio of the
+    medians (the figure that carries from one machine to another); without it, none of that."""
+    from neurips_abstracts.benchmark_docs import _startup_headline, startup_block
+
+    result = {"runs": 7, "median_seconds": 2.0, "min_seconds": 1.9, "max_seconds": 2.3, "median_cpu_seconds": 2.1}
+    alone = startup_block(result)
+    assert "takes 2.00 s wall (median of 7 runs, 1.90-2.30 s), 2.10 s CPU." in alone and "revision" not in alone
+    result |= {"revision": "abc1234", "against": {"revision": "0ld0000", "median_seconds": 3.2, "min_seconds": 3.0,
+                                                  "max_seconds": 3.5, "median_cpu_seconds": 3.3}}
+    assert ("In the same runs, alternately, revision 0ld0000 took 3.20 s (3.00-3.50 s), so revision abc1234 takes "
+            "**0.62x** its time.") in startup_block(result)
+    assert _startup_headline(result).endswith("new process: 2.00 s wall, 0.62x the time of revision 0ld0000 in the same runs")
+    assert _startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
+
+
+def test_startup_refuses_a_checkout_without_a_build(tmp_path):
+    """`--against` a folder that is no checkout stops before any run, naming the folder."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and f"{tmp_path.resolve()} holds no build_dataset.py" in done.stderr

@@ -219,7 +219,22 @@ def startup_block(result: dict | None) -> str:
         f"{result['median_seconds']:.2f} s wall (median of {result['runs']} runs, {result['min_seconds']:.2f}-"
         f"{result['max_seconds']:.2f} s)"
         + (f", {result['median_cpu_seconds']:.2f} s CPU" if "median_cpu_seconds" in result else "")
-        + f". {machine_sentence(result)}\n"
+        + "."
+        + _against_sentence(result)
+        + f" {machine_sentence(result)}\n"
+    )
+
+
+def _against_sentence(result: dict) -> str:
+    """The earlier revision timed in the same runs, when there was one: machines differ by more
+    than the changes measured, so the ratio is what carries from one machine to another."""
+    a = result.get("against")
+    if not a:
+        return ""
+    return (
+        f" In the same runs, alternately, revision {a['revision']} took {a['median_seconds']:.2f} s "
+        f"({a['min_seconds']:.2f}-{a['max_seconds']:.2f} s), so revision {result['revision']} takes "
+        f"**{result['median_seconds'] / a['median_seconds']:.2f}x** its time."
     )
 
 
@@ -357,7 +372,13 @@ def _linearity_headline(r: dict) -> str:
 
 
 def _startup_headline(r: dict) -> str:
-    return f"`python build_dataset.py build` of the seed dumps in a new process: {r['median_seconds']:.2f} s wall" + _busy(r)
+    against = r.get("against")
+    return (
+        f"`python build_dataset.py build` of the seed dumps in a new process: {r['median_seconds']:.2f} s wall"
+        + (f", {r['median_seconds'] / against['median_seconds']:.2f}x the time of revision {against['revision']} "
+           "in the same runs" if against else "")
+        + _busy(r)
+    )
 
 
 def _scale_headline(result: dict) -> str:
