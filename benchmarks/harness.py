@@ -114,6 +114,14 @@ def write_results(path, result: dict) -> None:
     benchmarks/README.md from the results files."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    refresh_docs()
+
+
+def refresh_docs() -> None:
+    """Rewrite the benchmark blocks of this checkout's README.md and benchmarks/README.md (the
+    checkout these benchmarks are in, not the one the package may be installed from)."""
     from neurips_abstracts.docs import refresh_benchmark_blocks
 
-    print("README:", refresh_benchmark_blocks() or "unchanged")
+    from .corpus import ROOT
+
+    print("README:", refresh_benchmark_blocks(ROOT) or "unchanged")

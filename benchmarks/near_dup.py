@@ -28,12 +28,11 @@ from dataclasses import asdict
 
 from neurips_abstracts.core.config import NearDupConfig
 from neurips_abstracts.dedup.near_duplicates import near_duplicate_clusters
-from neurips_abstracts.docs import refresh_benchmark_blocks
 from neurips_abstracts.text.normalize import normalize
 
 from .baselines import datasketch_clusters
 from .corpus import ROOT, real_abstracts
-from .harness import command, load_average, machine, timed
+from .harness import command, load_average, machine, refresh_docs, timed
 
 RESULTS = ROOT / "benchmarks" / "results" / "near_dup.json"
 SEED = 20261129
@@ -266,7 +265,7 @@ def main() -> None:
     if not args.no_write:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         RESULTS.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        print("README:", refresh_benchmark_blocks() or "unchanged")
+        refresh_docs()
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from .baselines import datasketch_clusters, datatrove_dedup, datatrove_input, reference_pipeline
 from .corpus import ROOT
-from .harness import command, load_average, machine, timed, usable_cores
+from .harness import command, load_average, machine, refresh_docs, timed, usable_cores
 
 OUT = ROOT / "benchmarks" / "out"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -472,9 +472,7 @@ def main() -> None:
         result = {"results": sorted(kept + results, key=lambda r: r["n"]), "machine": here, "duplicates": duplicates}
         path.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         plot(result, RESULTS / "scale.png")
-        from neurips_abstracts.docs import refresh_benchmark_blocks  # not in the timed processes' memory
-
-        print("README:", refresh_benchmark_blocks() or "unchanged")
+        refresh_docs()  # imports the docs code only now: not in the timed processes' memory
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
-"""Wall time of the everyday build: `python build_dataset.py build` on the seeds in raw/, as a
-user runs it (a new process, imports included), median of several runs.
+"""Wall time of the everyday build: `python build_dataset.py build` of the dumps in raw/ (the
+seeds, in this repository), as a user runs it (a new process, imports included), median of
+several runs.
 
     python -m benchmarks.startup     # writes benchmarks/results/startup.json, refreshes README
     python -m benchmarks.startup --no-write    # print only
-    python -m benchmarks.startup --against ../old    # also time another checkout, runs interleaved
+    git worktree add ../old REVISION && python -m benchmarks.startup --against ../old
 
-Machines differ by more than the changes measured here, so `--against` times a checkout of an
-earlier revision in the same minutes, run for run alternately, each building its own raw/.
+Machines differ by more than the changes measured here, so `--against` times a checkout of
+another revision (made as above) in the same minutes, run for run alternately, each building
+its own raw/; the README block then gives the ratio of the two medians.
 Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
 pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
 compile an editable checkout on every run).
@@ -70,7 +72,7 @@ def main() -> None:
                                 "--out", f"{tmp}/{name}{k}"], check=True, capture_output=True, env=env, cwd=tree)
                 times[name][0].append(time.perf_counter() - started)
                 times[name][1].append(_children_cpu() - cpu_before)
-    result = {"runs": RUNS, **_summary(*times["this"]),
+    result = {"runs": RUNS, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),
               "machine": machine(), "command": command("benchmarks.startup"),
               "load_average": {"start": load_at_start, "end": load_average()}}
     if args.against:

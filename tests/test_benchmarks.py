@@ -182,11 +182,16 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     result = {"runs": 7, "median_seconds": 2.0, "min_seconds": 1.9, "max_seconds": 2.3, "median_cpu_seconds": 2.1}
     alone = startup_block(result)
     assert "takes 2.00 s wall (median of 7 runs, 1.90-2.30 s), 2.10 s CPU." in alone and "revision" not in alone
+    assert "build` of the dumps in raw/ in a new process" in alone  # a results file from before the count
+    assert "build` of the 1 dump in raw/ in" in startup_block(result | {"dumps": 1})
+    result["dumps"] = 3
+    assert "build` of the 3 dumps in raw/ in a new process" in startup_block(result)
     result |= {"revision": "abc1234", "against": {"revision": "0ld0000", "median_seconds": 3.2, "min_seconds": 3.0,
                                                   "max_seconds": 3.5, "median_cpu_seconds": 3.3}}
     assert ("In the same runs, alternately, revision 0ld0000 took 3.20 s (3.00-3.50 s), so revision abc1234 takes "
             "**0.62x** its time.") in startup_block(result)
-    assert _startup_headline(result).endswith("new process: 2.00 s wall, 0.62x the time of revision 0ld0000 in the same runs")
+    assert _startup_headline(result).endswith(
+        "of the 3 dumps in raw/ in a new process: 2.00 s wall, 0.62x the time of revision 0ld0000 in the same runs")
     assert _startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
 
 
@@ -200,3 +205,32 @@ def test_startup_refuses_a_checkout_without_a_build(tmp_path):
     done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and f"{tmp_path.resolve()} holds no build_dataset.py" in done.stderr
+
+
+def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypatch):
+    """A benchmark run from a second clone (sharing a virtual environment whose package is
+    installed from another checkout) rewrites that clone's READMEs, not the installed checkout's."""
+    import json
+    import shutil
+
+    import benchmarks.corpus
+    import neurips_abstracts.docs
+    from benchmarks.harness import write_results
+
+    from .conftest import ROOT
+
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
+    shutil.copy(ROOT / "benchmarks" / "README.md", tmp_path / "benchmarks" / "README.md")
+    real = neurips_abstracts.docs.refresh_benchmark_blocks
+
+    def refresh(root=None):  # the installed checkout is the default: a failure must not write it
+        assert root == tmp_path, root
+        return real(root)
+
+    monkeypatch.setattr(neurips_abstracts.docs, "refresh_benchmark_blocks", refresh)
+    monkeypatch.setattr(benchmarks.corpus, "ROOT", tmp_path)
+    results = tmp_path / "benchmarks" / "results" / "startup.json"
+    write_results(results, json.loads(results.read_text()) | {"median_seconds": 1234.5})
+    assert "1234.50 s wall" in (tmp_path / "README.md").read_text()
+    assert "1234.50 s wall" in (tmp_path / "benchmarks" / "README.md").read_text()

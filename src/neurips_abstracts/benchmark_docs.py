@@ -215,7 +215,7 @@ def startup_block(result: dict | None) -> str:
     if result is None:
         return "No results yet: run `python -m benchmarks.startup`.\n"
     return (
-        f"The everyday build of the seeds, `python build_dataset.py build` in a new process, takes "
+        f"The everyday build, `python build_dataset.py build` of {_dumps_in_raw(result)} in a new process, takes "
         f"{result['median_seconds']:.2f} s wall (median of {result['runs']} runs, {result['min_seconds']:.2f}-"
         f"{result['max_seconds']:.2f} s)"
         + (f", {result['median_cpu_seconds']:.2f} s CPU" if "median_cpu_seconds" in result else "")
@@ -223,6 +223,11 @@ def startup_block(result: dict | None) -> str:
         + _against_sentence(result)
         + f" {machine_sentence(result)}\n"
     )
+
+
+def _dumps_in_raw(result: dict) -> str:
+    n = result.get("dumps")
+    return "the dumps in raw/" if n is None else f"the {n} dump{'s' * (n != 1)} in raw/"
 
 
 def _against_sentence(result: dict) -> str:
@@ -374,7 +379,7 @@ def _linearity_headline(r: dict) -> str:
 def _startup_headline(r: dict) -> str:
     against = r.get("against")
     return (
-        f"`python build_dataset.py build` of the seed dumps in a new process: {r['median_seconds']:.2f} s wall"
+        f"`python build_dataset.py build` of {_dumps_in_raw(r)} in a new process: {r['median_seconds']:.2f} s wall"
         + (f", {r['median_seconds'] / against['median_seconds']:.2f}x the time of revision {against['revision']} "
            "in the same runs" if against else "")
         + _busy(r)
