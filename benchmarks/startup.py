@@ -8,7 +8,8 @@ several runs.
 
 Machines differ by more than the changes measured here, so `--against` times a checkout of
 another revision (made as above) in the same minutes, run for run alternately, each building
-its own raw/; the README block then gives the ratio of the two medians.
+its own raw/, which must hold the same dumps; the README block then gives the ratio of the two
+medians.
 Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
 pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
 compile an editable checkout on every run).
@@ -40,8 +41,22 @@ def _children_cpu() -> float:
 
 
 def _revision(tree: Path) -> str:
-    done = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    """The tree's commit, marked "-dirty" if its files differ from it."""
+    done = subprocess.run(["git", "-C", str(tree), "describe", "--always", "--dirty", "--abbrev=7", "--exclude=*"],
+                          capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def _dumps(tree: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((tree / "raw").glob("*.txt"))}
+
+
+def _build(tree: Path, out: str) -> None:
+    done = subprocess.run([sys.executable, str(tree / "build_dataset.py"), "build", "--raw", str(tree / "raw"),
+                           "--out", out], capture_output=True, text=True, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(tree / "src")})
+    if done.returncode != 0:
+        sys.exit(f"the build of {tree} failed (exit {done.returncode}):\n{done.stderr}")
 
 
 def _summary(walls: list[float], cpus: list[float]) -> dict:
@@ -59,17 +74,19 @@ def main() -> None:
     for tree in trees.values():
         if not (tree / "build_dataset.py").is_file():
             parser.error(f"{tree} holds no build_dataset.py")
+    if args.against and _dumps(trees["against"]) != _dumps(ROOT):
+        parser.error(f"{trees['against']}/raw holds other dumps than raw/: the two builds would do different work")
     for tree in trees.values():
-        compileall.compile_dir(tree / "src", quiet=1)
+        if not compileall.compile_dir(tree / "src", quiet=1):
+            sys.exit(f"{tree / 'src'} does not compile")
     load_at_start = load_average()
     times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in trees}
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(RUNS):
-            for name, tree in trees.items():
-                env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+            # Each tree goes first in every other round, so neither gains from the order.
+            for name in (list(trees) if k % 2 == 0 else list(trees)[::-1]):
                 started, cpu_before = time.perf_counter(), _children_cpu()
-                subprocess.run([sys.executable, str(tree / "build_dataset.py"), "build", "--raw", str(tree / "raw"),
-                                "--out", f"{tmp}/{name}{k}"], check=True, capture_output=True, env=env, cwd=tree)
+                _build(trees[name], f"{tmp}/{name}{k}")
                 times[name][0].append(time.perf_counter() - started)
                 times[name][1].append(_children_cpu() - cpu_before)
     result = {"runs": RUNS, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),

@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.build import build
 
-from .conftest import require_shared
+from .conftest import make_dump, require_shared
 
 
 @pytest.mark.corpus
@@ -195,16 +195,25 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     assert _startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
 
 
-def test_startup_refuses_a_checkout_without_a_build(tmp_path):
-    """`--against` a folder that is no checkout stops before any run, naming the folder."""
+def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path):
+    """`--against` a folder that is no checkout, or one whose raw/ holds other dumps, stops
+    before any run, naming the folder."""
     import subprocess
     import sys
 
     from .conftest import ROOT
 
-    done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 2 and f"{tmp_path.resolve()} holds no build_dataset.py" in done.stderr
+    def refusal() -> str:
+        done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],
+                              cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 2
+        return done.stderr
+
+    assert f"{tmp_path.resolve()} holds no build_dataset.py" in refusal()
+    (tmp_path / "build_dataset.py").write_text("")
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "000_0000000000000001.txt").write_bytes(make_dump(["An abstract of another raw folder."]))
+    assert f"{tmp_path.resolve()}/raw holds other dumps than raw/: the two builds would do different work" in refusal()
 
 
 def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypatch):

@@ -427,12 +427,19 @@ def test_published_metadata_dates_cannot_change(repo):
     assert proc.returncode == 1 and "fixed once built into a release" in proc.stdout
 
 
-def test_add_refuses_a_copy_under_the_same_name_and_a_folder(repo):
+def test_add_refuses_a_dump_of_raw_itself_a_copy_and_a_folder(repo, tmp_path):
+    """A dump already in raw/ (added, or copied in by hand) is not added again, and is not
+    called a copy of itself; a copy from elsewhere and a folder are refused too."""
     existing = sorted((repo / "raw").glob("*.txt"))[0]
+    by_hand = write_file(repo / "raw" / "mine.txt", [abstract(7)])
+    outside = tmp_path / "copy.txt"
+    outside.write_bytes(existing.read_bytes())
     before = _snapshot(repo / "raw")
-    for target, message in ((existing, "copy of"), (repo / "raw", "not a regular file")):
+    in_raw = f"not added: already in {repo / 'raw'}/ (add copies a dump in from elsewhere: move it out first)"
+    for target, message in ((existing, in_raw), (by_hand, in_raw), (outside, f"byte-for-byte copy of {existing.name}"),
+                            (repo / "raw", "not a regular file")):
         proc = run_cli("add", str(target), "--raw", str(repo / "raw"))
-        assert proc.returncode == 1 and message in proc.stderr, proc.stderr
+        assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert _snapshot(repo / "raw") == before
 
 

@@ -99,7 +99,7 @@ def test_a_worker_that_dies_is_reported_with_its_dump(tmp_path, monkeypatch, spa
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
     monkeypatch.setattr(pipeline, "prepare_dump", _die)
-    with pytest.raises(DumpError, match="a worker process stopped while preparing this dump") as caught:
+    with pytest.raises(DumpError, match="a worker process stopped while preparing this dump or one after it") as caught:
         build(raw, tmp_path / "dist", previous=None, workers=2)
     assert caught.value.file == sorted(p.name for p in raw.glob("*.txt"))[0]
     assert "--workers" in str(caught.value) and not (tmp_path / "dist").exists()
@@ -266,3 +266,104 @@ def test_results_from_workers_are_unpickled_in_the_main_thread(monkeypatch):
         assert [type(p) for _, p in prepared] == [_Made, _Made] and _Made.in_main_thread == [True, True]
     finally:
         workers.close()
+
+
+def _interrupt_handler(_) -> object:
+    import signal
+
+    return signal.getsignal(signal.SIGINT)
+
+
+def test_workers_leave_ctrl_c_to_the_build():
+    """Ctrl-C reaches every process of the group; only the build's own handles it (and stops
+    the pool). The workers ignore it, under either start method; this process keeps its own."""
+    import signal
+
+    for context in (None, multiprocessing.get_context("spawn")):
+        workers = pipeline.Workers(2, mp_context=context, min_bytes=0)
+        try:
+            workers.start(0)
+            assert set(workers.map(_interrupt_handler, range(6), "asking")) == {signal.SIG_IGN}
+        finally:
+            workers.close()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _pid_after_a_moment(_) -> int:
+    import time
+
+    time.sleep(0.1)  # so that the other worker takes a task too
+    return os.getpid()
+
+
+_INTERRUPTED = """
+import sys, time
+from neurips_abstracts.pipeline import Workers
+from tests.test_workers import _pid_after_a_moment
+workers = Workers(2, min_bytes=0)
+workers.start(0)
+try:
+    pids = set()
+    while len(pids) < 2:
+        pids |= set(workers.map(_pid_after_a_moment, range(4), "asking"))
+    open(sys.argv[1], "w").close()
+    time.sleep(120)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+finally:
+    workers.close()
+"""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Ctrl-C to a process group is POSIX's")
+def test_ctrl_c_stops_the_build_without_a_worker_traceback(tmp_path):
+    """Ctrl-C in a terminal interrupts every process of the group. Once both workers have
+    worked and wait for more, the group is interrupted: the build's process stops the pool, and
+    no worker dies printing a traceback of its own."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import ROOT
+
+    ready = tmp_path / "ready"
+    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, str(ready)], cwd=ROOT, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120  # a guard against hanging, not a measure
+        while not ready.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    assert out == "interrupted\n" and "Traceback" not in err and child.returncode == 0, err
+
+
+def _large(n: int) -> list[str]:
+    return [f"{k:07d}" * 16 for k in range(n)]
+
+
+def test_results_cross_the_executor_as_short_file_names():
+    """A worker's result travels as the name of a file it wrote: a message short enough for one
+    atomic pipe write, so a worker killed while sending cannot leave the executor waiting for
+    the rest. The result read back is whole, its file is removed when taken, and the results
+    never taken are removed when the pool closes."""
+    import pickle
+    import select
+
+    workers = pipeline.Workers(2, min_bytes=0)
+    try:
+        workers.start(0)
+        folder = workers.results
+        future = workers.submit(_large, 40_000)  # some 4.5 MB pickled
+        sent = future.result()
+        assert isinstance(sent, str) and len(pickle.dumps(sent)) < select.PIPE_BUF
+        assert pipeline._result(future) == _large(40_000) and not os.path.exists(sent)
+        untaken = [workers.submit(_large, 10) for _ in range(3)]
+        assert len({f.result() for f in untaken}) == 3 and len(os.listdir(folder)) == 3
+    finally:
+        workers.close()
+    assert not folder.exists()

@@ -58,6 +58,14 @@ class Plan:
     findings: list[Finding] = field(default_factory=list)
 
 
+def _real(folder: Path) -> Path | None:
+    """The real path of ``folder`` (None if it cannot be told)."""
+    try:
+        return folder.absolute().resolve()
+    except (OSError, RuntimeError):  # Python < 3.13 raises RuntimeError("Symlink loop ...")
+        return None
+
+
 def plan_add(
     path: str | Path,
     raw_dir: str | Path = "raw",
@@ -90,6 +98,10 @@ def plan_add(
 
     if src.exists() and not src.is_file():
         raise AddError(f"{src}: error: not added: not a regular file")
+    here = _real(src.absolute().parent)  # the file itself, a link maybe, is not followed
+    if here is not None and here == _real(raw):  # else it would be found a copy of itself
+        raise AddError(f"{src}: error: not added: already in {raw_dir}/ (add copies a dump in from elsewhere: "
+                       "move it out first)")
     findings = [f for f in validate([src], config, raw_dir=raw) if f.code != "file-name"]
     errors = [f for f in findings if f.severity == "error"]
     if errors:

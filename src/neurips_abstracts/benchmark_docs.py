@@ -23,14 +23,23 @@ def machine_facts(m: dict) -> str:
     )
 
 
-def load_facts(result: dict, cores: int) -> str:
-    """How busy the machine was, as the results file recorded it ("" if it did not)."""
+def _contended(result: dict, cores: int) -> bool | None:
+    """Whether the machine had more work than ``cores`` at the start or end of a run (None: the
+    results file did not record its load)."""
     load = result.get("load_average") or {}
     if not (load.get("start") and load.get("end")):
+        return None
+    return max(load["start"][0], load["end"][0]) > cores
+
+
+def load_facts(result: dict, cores: int) -> str:
+    """How busy the machine was, as the results file recorded it ("" if it did not)."""
+    contended = _contended(result, cores)
+    if contended is None:
         return ""
-    busiest = max(load["start"][0], load["end"][0])
+    load = result["load_average"]
     return f"The 1-minute load average was {load['start'][0]:.2f} at the start and {load['end'][0]:.2f} at the end" + (
-        f": above {cores} cores, other work competed for the CPU, so these timings are contended." if busiest > cores else "."
+        f": above {cores} cores, other work competed for the CPU, so these timings are contended." if contended else "."
     )
 
 
@@ -166,7 +175,9 @@ def scale_block(result: dict | None) -> str:
         "pipeline is what a data engineer would write with the same libraries: read the dumps and split them "
         "into records, NFC and white space, exact duplicates by a dict, datasketch MinHash LSH on the distinct "
         "texts, two Parquet tables written with pyarrow; it repairs no mojibake, makes no plain text, checks no "
-        "contracts and records no provenance.",
+        "contracts and records no provenance. Peak memory is the proportional set size (PSS) of a run's "
+        "processes together, read once a second and as each stage starts: a peak shorter than a second can "
+        "be missed.",
         "",
         f"Measured on {machine_facts(result['machine'])}.",
         "",
@@ -239,8 +250,12 @@ def _against_sentence(result: dict) -> str:
     return (
         f" In the same runs, alternately, revision {a['revision']} took {a['median_seconds']:.2f} s "
         f"({a['min_seconds']:.2f}-{a['max_seconds']:.2f} s), so revision {result['revision']} takes "
-        f"**{result['median_seconds'] / a['median_seconds']:.2f}x** its time."
+        f"**{_against_ratio(result):.2f}x** its time."
     )
+
+
+def _against_ratio(result: dict) -> float:
+    return result["median_seconds"] / result["against"]["median_seconds"]
 
 
 _FIDELITY_CLASSES = (
@@ -345,10 +360,8 @@ def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
 
 def _busy(result: dict) -> str:
     """" (contended)" when the results file says the machine had more work than cores."""
-    load, m = result.get("load_average") or {}, result.get("machine")
-    if not (m and load.get("start") and load.get("end")):
-        return ""
-    return " (contended)" if max(load["start"][0], load["end"][0]) > m["usable_cores"] else ""
+    m = result.get("machine")
+    return " (contended)" if m and _contended(result, m["usable_cores"]) else ""
 
 
 def _near_dup_headline(r: dict) -> str:
@@ -380,7 +393,7 @@ def _startup_headline(r: dict) -> str:
     against = r.get("against")
     return (
         f"`python build_dataset.py build` of {_dumps_in_raw(r)} in a new process: {r['median_seconds']:.2f} s wall"
-        + (f", {r['median_seconds'] / against['median_seconds']:.2f}x the time of revision {against['revision']} "
+        + (f", {_against_ratio(r):.2f}x the time of revision {against['revision']} "
            "in the same runs" if against else "")
         + _busy(r)
     )

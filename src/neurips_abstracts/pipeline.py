@@ -15,10 +15,12 @@ read back a row group at a time when the occurrences table is checked and writte
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +28,7 @@ import pyarrow as pa
 
 from .core.config import DEFAULT_WORKERS, MAX_WORKERS, POOL_MIN_BYTES, BuildConfig
 from .core.errors import DumpError
+from .core.guard import temporary_folder
 from .core.schema import arrow_schema
 from .dedup.near_duplicates import near_duplicate_clusters
 from .dedup.versions import NormalizeMemo, Prepared, Versions, _Grow, prepare_dump
@@ -92,13 +95,16 @@ class Workers:
     down by the build once the plain text is rendered (meanwhile they hold what memory preparing
     the dumps left them: some 100 MB each at a million records). Each task's result is a function
     of its input alone and results are taken in input order, so the output is the same for any
-    number of workers. ``mp_context`` (default: the platform's start method) lets tests run the pool as
-    spawn does on macOS and Windows; ``folder`` (the raw folder) is named if a worker dies."""
+    number of workers. Results come back through files of a temporary folder of ours (see
+    ``_stored``), removed when the pool closes; workers ignore Ctrl-C (``_leave_interrupts``).
+    ``mp_context`` (default: the platform's start method) lets tests run the pool as spawn does
+    on macOS and Windows; ``folder`` (the raw folder) is named if a worker dies."""
 
     def __init__(self, n: int, mp_context=None, min_bytes: int = POOL_MIN_BYTES, folder: str = "raw"):
         if not 1 <= n <= MAX_WORKERS:
             raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {n}")
         self.n, self.mp_context, self.min_bytes, self.folder, self.pool = n, mp_context, min_bytes, folder, None
+        self._results = ExitStack()
 
     def start(self, nbytes: int):
         """The pool (started now if need be) for work on a build of ``nbytes`` of dumps, or None
@@ -106,14 +112,15 @@ class Workers:
         if self.pool is None and self.n > 1 and nbytes >= self.min_bytes:
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(self.n, mp_context=self.mp_context)
+            self.results = self._results.enter_context(temporary_folder())
+            self.pool = ProcessPoolExecutor(self.n, mp_context=self.mp_context, initializer=_leave_interrupts)
         return self.pool
 
     def submit(self, fn: Callable, *args):
         """``fn(*args)`` sent to the pool, as a future. A task that cannot be sent (the pool is
         broken: a worker died) is a future holding that error, so it is raised in its turn."""
         try:
-            return self.pool.submit(_pickled, fn, *args)
+            return self.pool.submit(_stored, self.results, fn, *args)
         except Exception as exc:
             return _failed(exc)
 
@@ -144,14 +151,33 @@ class Workers:
             yield self.result(pending.popleft(), self.folder, what)
 
     def close(self) -> None:
+        """Shut the pool down (after the tasks running now) and remove the results never taken."""
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
+        self._results.close()
 
 
-def _pickled(fn: Callable, *args, **kwargs) -> bytes:
-    """``fn(*args, **kwargs)``, pickled in the worker process that runs it (see ``_result``)."""
-    return pickle.dumps(fn(*args, **kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+def _leave_interrupts() -> None:
+    """Run in each worker as it starts: Ctrl-C is for the build's own process, which stops the
+    pool. A worker interrupted too would die printing its traceback, and one killed while
+    reading a task holds the task queue's lock, which could leave the pool unable to stop."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stored(folder: str, fn: Callable, *args) -> str:
+    """``fn(*args)``, pickled by the worker process that runs it into a new file of ``folder``;
+    the file's name is the task's result (see ``_result``). The executor sends a result through
+    one pipe shared by every worker: a worker killed while writing a large one (out of memory,
+    say) would leave a message half written, which the executor then waits for forever, the
+    other workers holding the pipe open. A file name is sent whole or not at all (one write
+    under the pipe's atomic size), so the executor sees the worker die and breaks the pool."""
+    fd, path = tempfile.mkstemp(dir=folder)
+    with open(fd, "wb") as fh:
+        pickle.dump(fn(*args), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
 
 
 def _failed(exc: BaseException):
@@ -164,12 +190,17 @@ def _failed(exc: BaseException):
 
 
 def _result(future) -> object:
-    """The result of a ``_pickled`` task, unpickled here, in the thread that uses it. The
-    executor reads results in a thread of its own; unpickled there, the many strings of a result
-    would be allocated in that thread's malloc arena, where the memory of those later freed is
-    never reused by this thread: a large build held more memory with workers than without, for
-    the rest of the build. One bytes object per result keeps that thread's part to one block."""
-    return pickle.loads(future.result())
+    """The result of a ``_stored`` task, read, unpickled and removed here, in the thread that
+    uses it. The executor takes results in a thread of its own; unpickled there, the many strings
+    of a result would be allocated in that thread's malloc arena, where the memory of those later
+    freed is never reused by this thread: a large build held more memory with workers than
+    without, for the rest of the build."""
+    path = future.result()
+    try:
+        with open(path, "rb") as fh:
+            return pickle.loads(fh.read())
+    finally:
+        os.unlink(path)
 
 
 def _prepared(
@@ -200,7 +231,9 @@ def _prepared(
         while pending and (len(pending) > workers.n or k == len(order) - 1):
             data, future, name = pending.popleft()
             with stage("parse"):  # and normalize, in the workers: this process waits
-                prepared = workers.result(future, name, "preparing this dump")
+                # A broken pool fails every task still awaited: the worker that died may have
+                # been preparing a later dump of those in flight.
+                prepared = workers.result(future, name, "preparing this dump or one after it")
             yield data, prepared
 
 
@@ -484,7 +517,9 @@ def run(
     the distinct texts and render the plain text in other processes; they are shut down here.
     With fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
     while preparing the dumps, so a thread started by ``occurrences_ready(occurrences)`` is never
-    forked; with spawn or forkserver, processes started later are not forks of this one.
+    forked (threads libraries run by then are: pyarrow's allocator's, and tqdm's monitor on a
+    terminal; Python 3.12 and later warn of fork in a process with threads); with spawn or
+    forkserver, processes started later are not forks of this one.
     ``occurrences_ready`` is called as soon as the occurrences table can be produced, before the
     plain text is rendered.
     """

@@ -47,7 +47,7 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
             return DumpError(name, f"metadata file of {dump}: validate the dump itself", code="metadata")
         return DumpError(name, f"metadata file without its dump {dump}: remove it, or add the dump", code="metadata")
     if not name.endswith(DUMP_SUFFIX):
-        return DumpError(name, f"not a dump: files in {shown}/ must end in {DUMP_SUFFIX}", code="not-a-dump")
+        return DumpError(name, f"not a dump (in {shown}/): a dump's file name ends in {DUMP_SUFFIX}", code="not-a-dump")
     if not path.exists():
         return DumpError(name, "link to nothing", code="missing")
     if not path.is_file():

@@ -107,6 +107,8 @@ def _binary_controls(controls: int, size: int) -> bool:
 
 
 def _check_binary(name: str, data: bytes) -> None:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # the byte order mark of UTF-16
+        raise DumpError(name, "UTF-16 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", 1, 1)
     nul = data.find(b"\x00")
     if nul >= 0:
         line, column = _locate(data, nul)
