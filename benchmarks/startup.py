@@ -8,7 +8,7 @@ several runs.
 
 Machines differ by more than the changes measured here, so `--against` times a checkout of
 another revision (made as above) in the same minutes, run for run alternately, each building
-its own raw/, which must hold the same dumps; the README block then gives the ratio of the two
+its own raw/, which must hold the same files; the README block then gives the ratio of the two
 medians.
 Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
 pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
@@ -48,7 +48,8 @@ def _revision(tree: Path) -> str:
 
 
 def _dumps(tree: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((tree / "raw").glob("*.txt"))}
+    """The files of the tree's raw/: its dumps and their metadata files."""
+    return {p.name: p.read_bytes() for p in sorted((tree / "raw").iterdir()) if p.is_file()}
 
 
 def _build(tree: Path, out: str) -> None:
@@ -75,7 +76,7 @@ def main() -> None:
         if not (tree / "build_dataset.py").is_file():
             parser.error(f"{tree} holds no build_dataset.py")
     if args.against and _dumps(trees["against"]) != _dumps(ROOT):
-        parser.error(f"{trees['against']}/raw holds other dumps than raw/: the two builds would do different work")
+        parser.error(f"{trees['against']}/raw holds other files than raw/: the two builds would do different work")
     for tree in trees.values():
         if not compileall.compile_dir(tree / "src", quiet=1):
             sys.exit(f"{tree / 'src'} does not compile")

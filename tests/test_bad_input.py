@@ -30,6 +30,7 @@ CASES = {
     "missing_header": (b"An abstract where the header should be.\n\nAnother.", None),
     "nul_byte": (f"{HEADER}\n\nAn abstract\x00 with a NUL.".encode(), None),
     "utf16": (f"{HEADER}\n\nAn abstract saved as Notepad's 'Unicode'.".encode("utf-16"), None),
+    "utf32": (f"{HEADER}\n\nAn abstract saved as UTF-32.".encode("utf-32"), None),
     "control_in_header": ("NeurIPS\x07 2026 论文列表\n\nText.".encode(), None),
     "controls_only_record": (f"{HEADER}\n\nFine.\n\n\x08\x07\n".encode(), None),
 }
@@ -41,6 +42,7 @@ EXPECT = {
     "missing_header": ("missing header", ":1"),
     "nul_byte": ("NUL byte", ":3:"),
     "utf16": ("UTF-16 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
+    "utf32": ("UTF-32 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
     "control_in_header": ("control character", ":1:"),
     "controls_only_record": ("no visible text", ":5"),
 }

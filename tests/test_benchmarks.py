@@ -213,7 +213,7 @@ def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path
     (tmp_path / "build_dataset.py").write_text("")
     (tmp_path / "raw").mkdir()
     (tmp_path / "raw" / "000_0000000000000001.txt").write_bytes(make_dump(["An abstract of another raw folder."]))
-    assert f"{tmp_path.resolve()}/raw holds other dumps than raw/: the two builds would do different work" in refusal()
+    assert f"{tmp_path.resolve()}/raw holds other files than raw/: the two builds would do different work" in refusal()
 
 
 def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypatch):

@@ -352,7 +352,6 @@ def test_results_cross_the_executor_as_short_file_names():
     the rest. The result read back is whole, its file is removed when taken, and the results
     never taken are removed when the pool closes."""
     import pickle
-    import select
 
     workers = pipeline.Workers(2, min_bytes=0)
     try:
@@ -360,10 +359,67 @@ def test_results_cross_the_executor_as_short_file_names():
         folder = workers.results
         future = workers.submit(_large, 40_000)  # some 4.5 MB pickled
         sent = future.result()
-        assert isinstance(sent, str) and len(pickle.dumps(sent)) < select.PIPE_BUF
+        assert isinstance(sent, str) and len(pickle.dumps(sent)) < 512  # POSIX's least atomic pipe write
         assert pipeline._result(future) == _large(40_000) and not os.path.exists(sent)
         untaken = [workers.submit(_large, 10) for _ in range(3)]
         assert len({f.result() for f in untaken}) == 3 and len(os.listdir(folder)) == 3
     finally:
         workers.close()
     assert not folder.exists()
+
+
+def _started_then_done(folder) -> None:
+    import time
+
+    (folder / "started").touch()
+    time.sleep(1)
+    (folder / "done").touch()
+
+
+def _busy_workers(tmp_path):
+    """A pool whose worker has started a task that takes a second; the pool and that task."""
+    import time
+
+    workers = pipeline.Workers(2, min_bytes=0)
+    workers.start(0)
+    future = workers.submit(_started_then_done, tmp_path)
+    deadline = time.monotonic() + 120  # a guard against hanging, not a measure
+    while not (tmp_path / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return workers, future
+
+
+def _ended_unfinished(tmp_path, future) -> bool:
+    """Whether the task was ended before it finished: it never finishes, even given its time."""
+    import time
+
+    if (tmp_path / "done").exists():
+        return False
+    time.sleep(1.5)
+    return not (tmp_path / "done").exists() and future.done()
+
+
+def test_a_failed_build_ends_its_workers_without_waiting(tmp_path):
+    """``close(stop=True)`` (a build that failed or was interrupted) ends the workers at once,
+    not after their tasks, and removes the results folder."""
+    workers, future = _busy_workers(tmp_path)
+    folder = workers.results
+    workers.close(stop=True)
+    assert _ended_unfinished(tmp_path, future) and not folder.exists()
+
+
+def test_an_interrupted_close_ends_the_workers(tmp_path, monkeypatch):
+    """A second Ctrl-C while the pool is shutting down: the workers, which ignore Ctrl-C, are
+    ended before the interrupt goes on, so nothing is left waiting for them."""
+    workers, future = _busy_workers(tmp_path)
+    folder, pool = workers.results, workers.pool
+    real_shutdown = pool.shutdown
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pool, "shutdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        workers.close()
+    assert _ended_unfinished(tmp_path, future) and not folder.exists()
+    real_shutdown()

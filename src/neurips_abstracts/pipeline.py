@@ -20,8 +20,9 @@ import pickle
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -104,6 +105,7 @@ class Workers:
         if not 1 <= n <= MAX_WORKERS:
             raise ValueError(f"workers must be from 1 to {MAX_WORKERS}, not {n}")
         self.n, self.mp_context, self.min_bytes, self.folder, self.pool = n, mp_context, min_bytes, folder, None
+        self.results: Path | None = None  # the folder the workers' results pass through
         self._results = ExitStack()
 
     def start(self, nbytes: int):
@@ -150,30 +152,52 @@ class Workers:
         while pending:
             yield self.result(pending.popleft(), self.folder, what)
 
-    def close(self) -> None:
-        """Shut the pool down (after the tasks running now) and remove the results never taken."""
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
-            self.pool = None
-        self._results.close()
+    def close(self, stop: bool = False) -> None:
+        """Shut the pool down and remove the results never taken: once the tasks running now are
+        done, or, with ``stop`` (the build failed or was interrupted), at once, the workers ended
+        without waiting for them. Interrupted itself (a second Ctrl-C), it ends the workers, which
+        ignore Ctrl-C, before it gives way: else the pool could be left waiting for them."""
+        pool, self.pool = self.pool, None
+        try:
+            if pool is not None:
+                if stop:
+                    _end_workers(pool)
+                pool.shutdown(cancel_futures=True)
+        except BaseException:
+            _end_workers(pool)
+            raise
+        finally:
+            self._results.close()
+
+
+def _end_workers(pool) -> None:
+    """End the pool's worker processes now; the executor then finds them gone, fails what was
+    pending and stops."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((pool._processes or {}).values()):  # None once shut down
+        with suppress(OSError, ValueError):  # already ended, or closed
+            process.terminate()
 
 
 def _leave_interrupts() -> None:
-    """Run in each worker as it starts: Ctrl-C is for the build's own process, which stops the
-    pool. A worker interrupted too would die printing its traceback, and one killed while
-    reading a task holds the task queue's lock, which could leave the pool unable to stop."""
+    """Run in each worker as it starts: Ctrl-C is for the build's own process, which ends the
+    workers (``Workers.close``); a worker interrupted too would die printing its traceback."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stored(folder: str, fn: Callable, *args) -> str:
+def _stored(folder: Path, fn: Callable, *args) -> str:
     """``fn(*args)``, pickled by the worker process that runs it into a new file of ``folder``;
-    the file's name is the task's result (see ``_result``). The executor sends a result through
+    the file's name is the task's result (see ``_result``). The executor sends results through
     one pipe shared by every worker: a worker killed while writing a large one (out of memory,
     say) would leave a message half written, which the executor then waits for forever, the
-    other workers holding the pipe open. A file name is sent whole or not at all (one write
-    under the pipe's atomic size), so the executor sees the worker die and breaks the pool."""
+    other workers holding the pipe open. A message holding a file name is sent whole or not at
+    all (one write, under the pipe's atomic size), so the executor sees the worker die and
+    breaks the pool. (A task that fails still sends its error, traceback included, as it is.)"""
     fd, path = tempfile.mkstemp(dir=folder)
     with open(fd, "wb") as fh:
         pickle.dump(fn(*args), fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -200,7 +224,8 @@ def _result(future) -> object:
         with open(path, "rb") as fh:
             return pickle.loads(fh.read())
     finally:
-        os.unlink(path)
+        with suppress(OSError):  # held a moment by a virus scanner, say: closing the pool removes it
+            os.unlink(path)
 
 
 def _prepared(
@@ -293,7 +318,7 @@ def parse(
             dumps.append(dump)
     except BaseException:
         spool.close()
-        workers.close()
+        workers.close(stop=True)
         raise
     if own:
         workers.close()
@@ -543,6 +568,7 @@ def run(
                 papers, ids = assemble(parsed, dedup, rendered, occurrences)
         except BaseException:
             parsed.spool.close()
+            workers.close(stop=True)
             raise
     finally:
         workers.close()

@@ -19,7 +19,9 @@ line naming the path and the reason:
 Temporary folders carry :data:`MARK` and the id of the process that made them in their names
 (``.dist.neurips-abstracts-tmp-<pid>-<random>``), so a later run can tell them from anyone
 else's files: it removes those whose process is gone (on Windows, where a process id cannot
-be probed safely, those older than :data:`STALE_SECONDS`), and nothing else.
+be probed safely, those older than :data:`STALE_SECONDS`), and nothing else. A process id is
+only known within its machine (its PID namespace): a system temporary folder shared between
+containers could show one container's live run as gone to another.
 """
 
 from __future__ import annotations

@@ -106,9 +106,15 @@ def _binary_controls(controls: int, size: int) -> bool:
     return controls >= _BINARY_CONTROL_MIN and controls / size > _BINARY_CONTROL_SHARE
 
 
+# UTF-32's marks first: little-endian UTF-32's begins with little-endian UTF-16's.
+_BYTE_ORDER_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
 def _check_binary(name: str, data: bytes) -> None:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # the byte order mark of UTF-16
-        raise DumpError(name, "UTF-16 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", 1, 1)
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            raise DumpError(name, f"{encoding} text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", 1, 1)
     nul = data.find(b"\x00")
     if nul >= 0:
         line, column = _locate(data, nul)
