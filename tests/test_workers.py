@@ -415,8 +415,10 @@ def test_an_interrupted_close_ends_the_workers(tmp_path, monkeypatch):
     folder, pool = workers.results, workers.pool
     real_shutdown = pool.shutdown
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
+    def interrupted(*args, wait=True, **kwargs):
+        if wait:  # the interrupt comes while close waits
+            raise KeyboardInterrupt
+        return real_shutdown(*args, wait=wait, **kwargs)
 
     monkeypatch.setattr(pool, "shutdown", interrupted)
     with pytest.raises(KeyboardInterrupt):

@@ -164,7 +164,8 @@ class Workers:
                     _end_workers(pool)
                 pool.shutdown(cancel_futures=True)
         except BaseException:
-            _end_workers(pool)
+            if pool is not None:
+                _end_workers(pool)
             raise
         finally:
             self._results.close()
@@ -172,11 +173,8 @@ class Workers:
 
 def _end_workers(pool) -> None:
     """End the pool's worker processes now; the executor then finds them gone, fails what was
-    pending and stops."""
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
-    if terminate is not None:
-        terminate()
-        return
+    pending and stops, and ``shutdown`` waits for that. (Python 3.14's ``terminate_workers``
+    would shut the pool down without waiting first, so ``shutdown`` would then wait for nothing.)"""
     for process in list((pool._processes or {}).values()):  # None once shut down
         with suppress(OSError, ValueError):  # already ended, or closed
             process.terminate()
