@@ -58,14 +58,6 @@ class Plan:
     findings: list[Finding] = field(default_factory=list)
 
 
-def _real(folder: Path) -> Path | None:
-    """The real path of ``folder`` (None if it cannot be told)."""
-    try:
-        return folder.absolute().resolve()
-    except (OSError, RuntimeError):  # Python < 3.13 raises RuntimeError("Symlink loop ...")
-        return None
-
-
 def plan_add(
     path: str | Path,
     raw_dir: str | Path = "raw",
@@ -80,7 +72,7 @@ def plan_add(
     raw = Path(raw_dir)
     src = Path(path)
     try:
-        check_raw_target(raw)
+        real_raw = check_raw_target(raw)
     except Refused as exc:
         raise AddError(str(exc)) from None
     explicit_added = added
@@ -98,8 +90,11 @@ def plan_add(
 
     if src.exists() and not src.is_file():
         raise AddError(f"{src}: error: not added: not a regular file")
-    here = _real(src.absolute().parent)  # the file itself, a link maybe, is not followed
-    if here is not None and here == _real(raw):  # else it would be found a copy of itself
+    try:  # the file itself, a link maybe, is not followed
+        here = src.absolute().parent.resolve()
+    except (OSError, RuntimeError):  # Python < 3.13 raises RuntimeError("Symlink loop ...")
+        here = None
+    if here == real_raw:  # else it would be found a copy of itself
         raise AddError(f"{src}: error: not added: already in {raw_dir}/ (add copies a dump in from elsewhere: "
                        "move it out first)")
     findings = [f for f in validate([src], config, raw_dir=raw) if f.code != "file-name"]

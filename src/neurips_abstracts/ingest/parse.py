@@ -8,6 +8,7 @@ several lines. Everything here is a pure function of (file name, bytes).
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import re
 from dataclasses import dataclass, replace
@@ -107,8 +108,8 @@ def _binary_controls(controls: int, size: int) -> bool:
 
 
 # UTF-32's marks first: little-endian UTF-32's begins with little-endian UTF-16's.
-_BYTE_ORDER_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
-                     (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+                     (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
 def _check_binary(name: str, data: bytes) -> None:
