@@ -199,6 +199,6 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
     monkeypatch.setattr(build_module, "write_parquet_batches", counting_write)
     with pytest.raises(ContractError, match="occurrences breaks its schema(.|\n)*line_start"):
-        build_module.build(raw, tmp_path / "dist", dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_size=1), previous=None)
+        build_module.build(raw, tmp_path / "dist", dataclasses.replace(DEFAULT_CONFIG, parquet_batch_rows=1), previous=None)
     assert written == [1, 1]  # the broken row group was written while checked; none after it
     assert not (tmp_path / "dist").exists()

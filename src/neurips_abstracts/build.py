@@ -111,7 +111,7 @@ def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: thread
             passed.result()
 
     with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
-        return write_parquet_batches(checked(occurrences.batches(config.parquet_row_group_size), checker),
+        return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
                                      occurrences.schema, "occurrences", out / data_path("occurrences"), config)
 
 

@@ -49,7 +49,16 @@ class BuildConfig:
     near_dup: NearDupConfig = field(default_factory=NearDupConfig)
     parquet_compression: str = "zstd"
     parquet_compression_level: int = 3
-    parquet_row_group_size: int = 100_000
+    # Row groups are cut by bytes, not rows, as the Hub's writers do (`datasets` aims at about
+    # 100 MB; the dataset viewer reads at most 300 MB a request): a row group holds as many rows
+    # as fit in ``parquet_row_group_bytes`` of uncompressed data, measured row by row
+    # (``write.row_group_bounds``), whatever the abstracts' lengths.
+    parquet_row_group_bytes: int = 100 * 2**20
+    # Rows read from the spool at a time while streaming the occurrences table (memory only: the
+    # row groups written are cut by bytes).
+    parquet_batch_rows: int = 100_000
+    # A page index on every column chunk lets readers (the Hub's viewer) read inside a row group.
+    parquet_page_index: bool = True
 
     @property
     def header(self) -> str:

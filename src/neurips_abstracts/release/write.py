@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..core.config import BuildConfig
@@ -19,6 +21,7 @@ def _parquet_options(config: BuildConfig) -> dict:
         "compression_level": config.parquet_compression_level,
         "use_dictionary": True,
         "write_statistics": True,
+        "write_page_index": config.parquet_page_index,
     }
 
 
@@ -28,25 +31,86 @@ def _with_features(schema: pa.Schema, name: str) -> pa.Schema:
     return schema.with_metadata({"huggingface": json.dumps(hf, sort_keys=True)})
 
 
+def row_bytes(batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+    """Each row's uncompressed size in Parquet's plain encoding: a string's bytes plus its
+    4-byte length, a fixed-width value's width (dictionary encoding only makes it smaller)."""
+    sizes = np.zeros(batch.num_rows, dtype=np.int64)
+    for col, field in zip(batch.columns, batch.schema):
+        t = field.type
+        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            sizes += pc.fill_null(pc.binary_length(col), 0).to_numpy(zero_copy_only=False).astype(np.int64) + 4
+        elif _fixed(t):
+            sizes += max(1, t.bit_width // 8)
+        else:  # nested: its share of the column's buffers, evenly
+            sizes += -(-col.nbytes // max(1, batch.num_rows))
+    return sizes
+
+
+def _fixed(t: pa.DataType) -> bool:
+    try:
+        return t.bit_width > 0
+    except ValueError:
+        return False
+
+
+def row_group_bounds(sizes: np.ndarray, limit: int) -> list[int]:
+    """Where row groups end: each holds as many consecutive rows as fit in ``limit`` bytes (at
+    least one row). A function of the rows alone, so rebuilds cut the same groups."""
+    cum = np.cumsum(sizes)
+    ends, start, base = [], 0, 0
+    while start < len(sizes):
+        end = max(start + 1, int(np.searchsorted(cum, base + limit, side="right")))
+        ends.append(end)
+        base, start = int(cum[end - 1]), end
+    return ends
+
+
+def _row_groups(batches: Iterable[pa.RecordBatch], limit: int) -> Iterator[pa.Table]:
+    """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes."""
+    pending: list[pa.RecordBatch] = []
+    pending_bytes = 0
+    for batch in batches:
+        sizes = row_bytes(batch)
+        start = 0
+        while start < batch.num_rows:
+            room = limit - pending_bytes
+            cum = np.cumsum(sizes[start:])
+            take = int(np.searchsorted(cum, room, side="right"))
+            if take == 0 and not pending:
+                take = 1  # a single row past the limit is a row group of its own
+            if take == 0:
+                yield pa.Table.from_batches(pending)
+                pending, pending_bytes = [], 0
+                continue
+            pending.append(batch.slice(start, take))
+            pending_bytes += int(cum[take - 1])
+            start += take
+            if start < batch.num_rows:  # the next row does not fit
+                yield pa.Table.from_batches(pending)
+                pending, pending_bytes = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
 def write_parquet(table: pa.Table, name: str, path: Path, config: BuildConfig) -> None:
-    table = table.replace_schema_metadata(_with_features(table.schema, name).metadata)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, row_group_size=config.parquet_row_group_size, **_parquet_options(config))
+    """Write ``table`` in row groups cut by bytes (``config.parquet_row_group_bytes``)."""
+    write_parquet_batches(table.to_batches(), table.schema, name, path, config)
 
 
 def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, name: str, path: Path,
                           config: BuildConfig) -> tuple[int, int]:
-    """Write a table that arrives a row group at a time (each batch of
-    ``config.parquet_row_group_size`` rows, the last shorter): the same bytes as
-    ``write_parquet`` of the whole table, without the whole table in memory. Returns (rows,
-    in-memory Arrow size)."""
+    """Write a table that arrives a batch at a time, re-cut into row groups of at most
+    ``config.parquet_row_group_bytes`` uncompressed bytes: the same bytes as ``write_parquet`` of
+    the whole table, without the whole table in memory. Returns (rows, in-memory Arrow size)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = nbytes = 0
-    with pq.ParquetWriter(path, _with_features(schema, name), **_parquet_options(config)) as writer:
-        for batch in batches:
-            writer.write_batch(batch, row_group_size=config.parquet_row_group_size)
-            rows += batch.num_rows
-            nbytes += batch.nbytes
+    schema = _with_features(schema.remove_metadata(), name)
+    with pq.ParquetWriter(path, schema, **_parquet_options(config)) as writer:
+        for group in _row_groups(batches, config.parquet_row_group_bytes):
+            group = group.replace_schema_metadata(schema.metadata)
+            writer.write_table(group, row_group_size=group.num_rows)
+            rows += group.num_rows
+            nbytes += group.nbytes
     return rows, nbytes
 
 
