@@ -59,6 +59,13 @@ class BuildConfig:
     parquet_batch_rows: int = 100_000
     # A page index on every column chunk lets readers (the Hub's viewer) read inside a row group.
     parquet_page_index: bool = True
+    # Content-defined chunking of data pages (pyarrow's ``use_content_defined_chunking``, as
+    # `datasets` writes): page boundaries follow the values, not their positions, so rows
+    # inserted or changed move only the pages around them, and Xet storage re-sends only those.
+    # The sizes are pyarrow's and `datasets`' defaults (bytes of a column's values per page).
+    parquet_cdc_min_chunk_size: int = 256 * 1024
+    parquet_cdc_max_chunk_size: int = 1024 * 1024
+    parquet_cdc_norm_level: int = 0
 
     @property
     def header(self) -> str:

@@ -22,6 +22,11 @@ def _parquet_options(config: BuildConfig) -> dict:
         "use_dictionary": True,
         "write_statistics": True,
         "write_page_index": config.parquet_page_index,
+        "use_content_defined_chunking": {
+            "min_chunk_size": config.parquet_cdc_min_chunk_size,
+            "max_chunk_size": config.parquet_cdc_max_chunk_size,
+            "norm_level": config.parquet_cdc_norm_level,
+        },
     }
 
 
