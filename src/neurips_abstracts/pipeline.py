@@ -413,13 +413,17 @@ def deduplicate(parsed: Parsed, config: BuildConfig, previous: PreviousRelease |
         "version_similarity": version_similarity,
         "relation": relation.astype(np.int8),
         "identity": identity,
-        "papers": sorted(  # in paper id order, the papers table's
+        # In the order papers were first seen: by founding record, the earliest in added order.
+        # A release's new papers come last and a known paper keeps its place, so a new release
+        # changes the papers table's Parquet pages near its end and where papers were revised,
+        # not everywhere (ids are hashes: id order would scatter new papers through the table).
+        "papers": sorted(
             (
                 {"root": root, "canonical_version": cv, "founding_record": first, "n_versions": k, "n_records": r}
                 for root, cv, first, k, r in zip(paper_root.tolist(), canonical.tolist(), founding_record.tolist(),
                                                  n_versions.tolist(), n_records.tolist())
             ),
-            key=lambda p: version_paper[p["canonical_version"]],
+            key=lambda p: p["founding_record"],
         ),
         "n_versions": len(versions),
         "n_candidate_pairs": len(clusters.candidates),

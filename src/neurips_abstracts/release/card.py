@@ -118,6 +118,7 @@ def card(r: Release) -> str:
         preprocessing=texts.preprocessing(r.config),
         relations=relation_table(r.stats),
         config=config_block(r.config),
+        row_group_mib=r.config.parquet_row_group_bytes // 2**20,
         inputs=inputs_table(r.manifest, r.stats),
         license_text=texts.LICENSE_TEXT,
         intended_uses=texts.INTENDED_USES,
