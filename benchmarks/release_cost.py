@@ -114,18 +114,28 @@ def measure(n: int, src: str | None, work: Path) -> dict:
     return result
 
 
+RESULTS = Path(__file__).parent / "results" / "release_cost.json"
+
+
 def main() -> None:
+    from .harness import command, machine, write_results
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("records", type=int, nargs="?", default=100_000)
-    ap.add_argument("--src", help="a checkout's src folder to build with (default: this one)")
-    ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--before", metavar="SRC", help="also build with this checkout's src folder, the 'before'")
+    ap.add_argument("--before-revision", default="", help="the revision --before was taken from (for the docs)")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="release-cost-") as tmp:
-        result = measure(args.records, args.src, Path(tmp))
-    for table, r in result.items():
-        print(f"{table:12s} {r['bytes']:>12,d} B  new {100 * r['new_bytes'] / max(1, r['bytes']):5.1f}%")
-    if args.json:
-        args.json.write_text(json.dumps({"records": args.records, "tables": result}, indent=2) + "\n")
+    runs = {"after": None, **({"before": args.before} if args.before else {})}
+    result = {"records": args.records, "recrawl_records": max(10, args.records // 100), "machine": machine(),
+              "command": command("benchmarks.release_cost"), "before_revision": args.before_revision,
+              "chunker": {"kind": "FastCDC (gear hash), implemented in the benchmark", "target": TARGET,
+                          "min": MIN_CHUNK, "max": MAX_CHUNK}}
+    for name, src in runs.items():
+        with tempfile.TemporaryDirectory(prefix="release-cost-") as tmp:
+            result[name] = measure(args.records, src, Path(tmp))
+        for table, r in result[name].items():
+            print(f"{name:6s} {table:12s} {r['bytes']:>12,d} B  new {100 * r['new_bytes'] / max(1, r['bytes']):5.1f}%")
+    write_results(RESULTS, result)
 
 
 if __name__ == "__main__":

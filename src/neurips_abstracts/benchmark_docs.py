@@ -10,6 +10,7 @@ from pathlib import Path
 from .core.config import POOL_MIN_BYTES
 from .core.resources import CHECKOUT_ROOT
 from .core.stages import STAGES
+from .release_cost_docs import release_cost_block, release_cost_headline
 
 BENCHMARKS_README = "benchmarks/README.md"
 
@@ -355,6 +356,7 @@ def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
         "startup-benchmark": startup_block(_result(root, "startup")),
         "plain-fidelity-benchmark": plain_fidelity_block(_result(root, "plain_fidelity")),
         "linearity-benchmark": linearity_block(_result(root, "linearity")),
+        "release-cost-benchmark": release_cost_block(_result(root, "release_cost")),
     }
 
 
@@ -413,6 +415,7 @@ _HEADLINES = (  # results file, section of benchmarks/README.md, what it measure
     ("linearity", "linearity", "rendering time against record length", _linearity_headline),
     ("startup", "start-up", "everyday build", _startup_headline),
     ("scale", "scale", "build at scale", _scale_headline),
+    ("release_cost", "release-cost", "what a release re-sends", release_cost_headline),
 )
 
 
