@@ -356,7 +356,8 @@ def benchmark_blocks(root: Path = CHECKOUT_ROOT) -> dict[str, str]:
         "startup-benchmark": startup_block(_result(root, "startup")),
         "plain-fidelity-benchmark": plain_fidelity_block(_result(root, "plain_fidelity")),
         "linearity-benchmark": linearity_block(_result(root, "linearity")),
-        "release-cost-benchmark": release_cost_block(_result(root, "release_cost")),
+        "release-cost-benchmark": release_cost_block(cost := _result(root, "release_cost"),
+                                                     machine_facts(cost["machine"]) if cost else ""),
     }
 
 

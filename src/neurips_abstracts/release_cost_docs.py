@@ -11,11 +11,10 @@ def _share(r: dict) -> float:
     return r["new_bytes"] / max(1, r["bytes"])
 
 
-def release_cost_block(result: dict | None) -> str:
+def release_cost_block(result: dict | None, machine: str = "") -> str:
+    """The block; ``machine``: the facts of the machine it ran on, as ``benchmark_docs`` words them."""
     if not result:
         return "No results yet: run `python -m benchmarks.release_cost`.\n"
-    from .benchmark_docs import machine_facts
-
     c = result["chunker"]
     runs = [k for k in ("before", "after") if k in result]
     head = "| table | " + " | ".join(
@@ -35,7 +34,7 @@ def release_cost_block(result: dict | None) -> str:
         cells = " | ".join(f"{100 * _share(result[k][table]):.1f}% of {result[k][table]['bytes']:,} B" for k in runs)
         goal = f"≤ {100 * GOALS[table]:.0f}%" if table in GOALS else ""
         lines.append(f"| {table} | {cells} | {goal} |")
-    lines += ["", f"Machine: {machine_facts(result['machine'])}."]
+    lines += ["", f"Machine: {machine}."]
     return "\n".join(lines) + "\n"
 
 
