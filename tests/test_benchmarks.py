@@ -243,3 +243,21 @@ def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypa
     write_results(results, json.loads(results.read_text()) | {"median_seconds": 1234.5})
     assert "1234.50 s wall" in (tmp_path / "README.md").read_text()
     assert "1234.50 s wall" in (tmp_path / "benchmarks" / "README.md").read_text()
+
+
+def test_release_cost_chunker_is_content_defined():
+    """The benchmark's FastCDC: chunks within Xet's bounds, covering the data, and bytes inserted
+    at the front change only the chunks near them."""
+    import random as _random
+
+    from benchmarks.release_cost import MAX_CHUNK, MIN_CHUNK, chunks
+
+    data = _random.Random(7).randbytes(2_000_000)
+    cut = chunks(data)
+    assert cut[0][0] == 0 and cut[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in zip(cut, cut[1:]))
+    assert all(MIN_CHUNK <= e - s <= MAX_CHUNK for s, e in cut[:-1])
+    shifted = chunks(b"inserted" * 100 + data)
+    old = {data[s:e] for s, e in cut}
+    new = [(b"inserted" * 100 + data)[s:e] for s, e in shifted]
+    assert sum(len(c) for c in new if c not in old) < 4 * MAX_CHUNK
