@@ -143,7 +143,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     results = tmp_path / "benchmarks" / "results"
     machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
                "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
-    names = ("near_dup", "scale", "startup", "plain_fidelity", "linearity")
+    names = ("near_dup", "scale", "startup", "plain_fidelity", "linearity", "release_cost")
     for name in names:
         data = json.loads((results / f"{name}.json").read_text())
         data |= {"machine": machine, "command": f"python -m benchmarks.{name}",
