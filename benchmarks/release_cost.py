@@ -9,9 +9,9 @@ counted. ``hf_xet`` exposes no chunker (only whole-file upload and hashing), so 
 implemented here with Xet's parameters: a gear rolling hash, a chunk ends where the hash's top 16
 bits are zero (64 KiB average), at least 8 KiB and at most 128 KiB.
 
-``--src`` builds with another checkout's ``src`` folder (``git archive <rev> src``), to compare.
+``--before SRC`` also measures another checkout's ``src`` folder (``git archive <rev>`` of it), to compare.
 
-    python -m benchmarks.release_cost 20000 --src /tmp/base/src
+    python -m benchmarks.release_cost 100000 --before ../base/src --before-revision bf6bb3e
 """
 
 from __future__ import annotations
