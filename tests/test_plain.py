@@ -388,3 +388,31 @@ def test_may_hold_latex_is_any_trigger(text):
     from neurips_abstracts.text.plain import _TRIGGERS, _may_hold_latex
 
     assert _may_hold_latex(text) == any(t in text for t in _TRIGGERS)
+
+
+def test_a_private_use_character_is_kept_not_replaced():
+    # U+E000 is the marker to_plain holds math spans and URLs out with; the text's own stays itself.
+    assert to_plain("Icon \ue000 marks the *best* result.") == "Icon \ue000 marks the best result."
+    assert to_plain("\ue000 $x_1$ and \\url{https://a.org} \ue000 *b*") == "\ue000 x₁ and https://a.org \ue000 b"
+
+
+_PRIVATE_AND_NONCHARACTERS = st.one_of(
+    st.characters(min_codepoint=0xE000, max_codepoint=0xF8FF),
+    st.sampled_from([chr(c) for c in range(0xFDD0, 0xFDF0)] + ["\ufffe", "\uffff", "\U000f0000", "\U0010fffd",
+                                                               "\U0010fffe", "\U0001fffe"]),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.one_of(_PRIVATE_AND_NONCHARACTERS, st.sampled_from(["a", "b ", " ", "*", "_", "**", "$x_1$",
+                                                                          "https://a.org/x"])),
+                max_size=30).map("".join))
+@example("Icon \ue000 marks the *best* result.")
+def test_private_use_and_noncharacters_pass_through_to_plain(text):
+    """Each private-use or noncharacter code point of the input is in the output, as often, in
+    order: none is taken for a marker of to_plain's own."""
+    plain = to_plain(text)
+    kept = [c for c in text if 0xE000 <= ord(c) <= 0xF8FF or ord(c) >= 0xF0000 or 0xFDD0 <= ord(c) <= 0xFDEF
+            or ord(c) & 0xFFFE == 0xFFFE]
+    assert [c for c in plain if c in kept] == kept
+    assert "\ufffd" not in plain

@@ -246,13 +246,16 @@ def strip_markdown(text: str) -> str:
 
 
 def _hold_out(text: str) -> tuple[str, list[str]]:
-    """``text`` with each math span and URL replaced by _HOLE, and those spans in order."""
+    """``text`` with each math span, URL and _HOLE replaced by _HOLE, and those spans in order."""
     spans = math_spans(text) if "$" in text or "\\" in text else []
     if "://" in text or "\\url" in text or "\\href" in text:
         # As GitHub's autolinks: trailing punctuation (*https://x.org/a*.) is not part of a bare URL.
         urls = [(m.start(), m.start() + len(m.group().rstrip(_AUTOLINK_TRAILING) if m.group()[0] == "h" else m.group()))
                 for m in _VERBATIM_RE.finditer(text)]
         spans = _merge(spans, urls)
+    if _HOLE in text:
+        # A _HOLE already in the text is held out as itself, so no character collides with the marker.
+        spans = _merge(spans, [(m.start(), m.end()) for m in re.finditer(_HOLE, text)])
     if not spans:
         return text, []
     pieces, held, pos = [], [], 0
@@ -290,8 +293,6 @@ def to_plain(abstract: str) -> str:
     # an address. Each is held out as one character, so that emphasis around math
     # (**N$^2$-GNN**) is still seen.
     if "*" in abstract or "_" in abstract or "](" in abstract:
-        if _HOLE in abstract:
-            abstract = abstract.replace(_HOLE, "\ufffd")  # never in a normalized abstract
         if "[" in abstract and "](" in abstract:
             abstract = _MD_LINK_RE.sub(r"\1 (\2)", abstract)
         held_text, held = _hold_out(abstract)
