@@ -657,3 +657,51 @@ def test_first_release_ids_without_reading_records(records):
     first = assign_ids(iter(()), cluster, founding, None, "1.0.0")
     walked = assign_ids(keys, cluster, founding, empty, "1.0.0")
     assert first == walked and len(first.ids) == len(founding)
+
+
+def _one_dump_previous(owners: dict, ids: tuple) -> "PreviousRelease":
+    from neurips_abstracts.ingest.previous import PreviousRelease
+
+    return PreviousRelease(path="previous", version="1.0.0", owners=owners, dump_sha256={}, ids=ids)
+
+
+def test_an_id_stays_with_the_paper_holding_its_founding_record_before_the_one_holding_most():
+    """The documented order (module docstring of ids.identity): an id claiming several papers stays
+    with the one holding the record it was derived from, then the one holding most of its records."""
+    import numpy as np
+
+    from neurips_abstracts.ids.identity import CURRENT, Founding, assign_ids, new_paper_id
+    from neurips_abstracts.ingest.previous import IdRow, record_key
+
+    sha = "ab" * 32
+    pid = new_paper_id(sha, 0)  # derived from the record at byte 0
+    keys = [record_key(sha, start) for start in (0, 100, 200)]
+    previous = _one_dump_previous({k: pid for k in keys}, (IdRow(pid, pid, CURRENT, "1.0.0", None),))
+    # The founding record alone in paper 0; two of the id's records in paper 1.
+    founding = {0: Founding(sha, 0, "0" * 64), 1: Founding(sha, 100, "1" * 64)}
+    identity = assign_ids(keys, np.array([0, 1, 1]), founding, previous, "1.1.0")
+    assert identity.paper_of_cluster[0] == pid
+    assert identity.paper_of_cluster[1] != pid
+
+
+def test_a_retired_id_keeps_the_release_it_was_retired_in():
+    """retired_release is "the release in which the id was merged or removed" (schema): a later
+    build that leaves the id retired does not move it to its own version."""
+    import numpy as np
+
+    from neurips_abstracts.ids.identity import CURRENT, MERGED, REMOVED, Founding, assign_ids, new_paper_id
+    from neurips_abstracts.ingest.previous import IdRow, record_key
+
+    sha, gone = "cd" * 32, "ef" * 32
+    live = new_paper_id(sha, 0)
+    keys = [record_key(sha, 0), record_key(sha, 100)]
+    merged, removed = new_paper_id(sha, 100), new_paper_id(gone, 0)
+    previous = _one_dump_previous(
+        {keys[0]: live, keys[1]: merged, record_key(gone, 0): removed},
+        (IdRow(live, live, CURRENT, "1.0.0", None), IdRow(merged, live, MERGED, "1.0.0", "1.0.1"),
+         IdRow(removed, None, REMOVED, "1.0.0", "1.0.2")))
+    identity = assign_ids(keys, np.array([0, 0]), {0: Founding(sha, 0, "0" * 64)}, previous, "1.1.0")
+    rows = {r.id: r for r in identity.ids}
+    assert (rows[merged].status, rows[merged].paper_id, rows[merged].retired_release) == (MERGED, live, "1.0.1")
+    assert (rows[removed].status, rows[removed].retired_release) == (REMOVED, "1.0.2")
+    assert rows[live].retired_release is None

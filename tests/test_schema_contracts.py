@@ -202,3 +202,18 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
         build_module.build(raw, tmp_path / "dist", dataclasses.replace(DEFAULT_CONFIG, parquet_batch_rows=1), previous=None)
     assert written == [1, 1]  # the broken row group was written while checked; none after it
     assert not (tmp_path / "dist").exists()
+
+
+def test_the_contracts_check_the_promises_of_the_previous_release(retiring_dist):
+    """A build's ids table that changes a published id's first_release or drops a published id
+    breaks the contracts: the id promises are checked on every build (DATASHEET)."""
+    from neurips_abstracts.ingest.previous import read_previous
+
+    previous = read_previous(retiring_dist.parent / "first")
+    papers, occ, ids = (pq.read_table(retiring_dist / data_path(t)) for t in ("papers", "occurrences", "ids"))
+    check(papers, occ, occ.num_rows, ids, previous)  # as built: every promise kept
+    with pytest.raises(ContractError, match="first_release changed"):
+        check(papers, occ, occ.num_rows, _set(ids, "first_release", 0, "0.9.0"), previous)
+    retired = pc.index(ids["status"], "removed").as_py()
+    with pytest.raises(ContractError, match="published ids missing from ids"):
+        check(papers, occ, occ.num_rows, pa.concat_tables([ids.slice(0, retired), ids.slice(retired + 1)]), previous)
