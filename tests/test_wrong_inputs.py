@@ -184,26 +184,32 @@ def snapshot(folder: Path) -> dict:
     return out
 
 
-def run(args: list[str], ws: Path, subprocess_run: bool) -> tuple[int, str, str]:
+# Consoles a command must not die on: a Windows pipe on Python 3.11 is cp1252; LANG=C gives ASCII.
+ENCODINGS = ("utf-8", "cp1252", "ascii")
+
+
+def run(args: list[str], ws: Path, subprocess_run: bool, encoding: str = "utf-8") -> tuple[int, str, str]:
     if subprocess_run:
         proc = subprocess.run([sys.executable, str(ROOT / "build_dataset.py"), *args], cwd=ws, capture_output=True,
-                              text=True, timeout=600, env={**os.environ, "NEURIPS_ABSTRACTS_DEBUG": ""})
-        return proc.returncode, proc.stdout, proc.stderr
+                              timeout=600, env={**os.environ, "NEURIPS_ABSTRACTS_DEBUG": "", "PYTHONIOENCODING": encoding})
+        # click writes UTF-8 where a stream says ASCII (it takes that for a misconfigured locale)
+        return proc.returncode, proc.stdout.decode(encoding, "replace"), proc.stderr.decode(encoding, "replace")
     from click.testing import CliRunner
 
     from neurips_abstracts.cli import main
 
-    result = CliRunner().invoke(main, args, env={"NEURIPS_ABSTRACTS_DEBUG": ""})
+    # The runner's stdout encodes strictly in ``charset``, as a console's does.
+    result = CliRunner(charset=encoding).invoke(main, args, env={"NEURIPS_ABSTRACTS_DEBUG": ""})
     return result.exit_code, result.stdout, result.stderr
 
 
-def run_case(case: tuple[str, str], template: Path, where: Path, monkeypatch) -> dict:
+def run_case(case: tuple[str, str], template: Path, where: Path, monkeypatch, encoding: str = "utf-8") -> dict:
     setup, path = CASES[case]
     ws = workspace(template, where)
     monkeypatch.chdir(ws)
     args = setup(ws, monkeypatch)
     before = snapshot(ws)
-    code, out, err = run(args, ws, case in SUBPROCESS)
+    code, out, err = run(args, ws, case in SUBPROCESS, encoding)
     after = snapshot(ws)
     for p in ws.rglob("*"):  # let the tmp folder be removed
         if not p.is_symlink():
@@ -214,9 +220,10 @@ def run_case(case: tuple[str, str], template: Path, where: Path, monkeypatch) ->
             "written": sorted(set(before.items()) ^ set(after.items()))}
 
 
+@pytest.mark.parametrize("encoding", ENCODINGS)
 @pytest.mark.parametrize("case", sorted(CASES), ids=lambda c: f"{c[1]}-{c[0]}".replace(" ", "_"))
-def test_wrong_input_gets_one_line_naming_the_path(case, template, tmp_path, monkeypatch):
-    r = run_case(case, template, tmp_path, monkeypatch)
+def test_wrong_input_gets_one_line_naming_the_path(case, encoding, template, tmp_path, monkeypatch):
+    r = run_case(case, template, tmp_path, monkeypatch, encoding)
     assert r["code"] not in (0, None), r
     assert "Traceback" not in r["out"] + r["err"] and "internal error" not in r["out"] + r["err"], r
     first = r["lines"][0] if r["lines"] else ""
@@ -298,3 +305,29 @@ def markdown_table() -> str:
 
 if __name__ == "__main__":
     print(markdown_table(), end="")
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "ascii"])
+def test_a_console_that_cannot_encode_a_character_still_gets_the_finding(encoding, tmp_path):
+    """Findings and diffs that hold characters the console has no code for (the header's 论文列表,
+    an abstract's 𝔼) are written with backslash escapes, in a new process as a user runs them."""
+    from neurips_abstracts.build import build
+
+    wrong_year = tmp_path / "wrong.txt"
+    wrong_year.write_bytes(make_dump(["An abstract long enough to be one, whatever its year says."],
+                                     header="NeurIPS 2025 论文列表"))
+    code, out, err = run(["validate", str(wrong_year)], tmp_path, True, encoding)
+    assert code == 1 and "Traceback" not in out + err and "internal error" not in out + err, (out, err)
+    assert "wrong.txt:1: error: header names NeurIPS 2025" in out, out
+    assert "\\u8bba" in out or encoding == "ascii", out
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / f"000_{0:016x}.txt").write_bytes(make_dump(["We bound the risk 𝔼[L] of learning sparse models from few samples."]))
+    build(raw, tmp_path / "old", previous=None)
+    (raw / f"001_{1:016x}.txt").write_bytes(make_dump(["A new paper on 论文 graphs, with 𝔼 estimates for every node."]))
+    build(raw, tmp_path / "new", previous=tmp_path / "old")
+    code, out, err = run(["diff", str(tmp_path / "old"), str(tmp_path / "new")], tmp_path, True, encoding)
+    assert code == 0 and "Traceback" not in out + err and "internal error" not in out + err, (out, err)
+    assert "graphs, with" in out, out
+    assert "\\u8bba\\u6587" in out and "\\U0001d53c" in out or encoding == "ascii", out

@@ -49,6 +49,14 @@ def one_line(exc: BaseException) -> str:
     return " ".join(text.split("\n"))
 
 
+def tolerant_streams() -> None:
+    """A character the console cannot encode (a cp1252 or ASCII console, the header's 论文列表)
+    is written as a backslash escape, so a finding is never lost to a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure") and getattr(stream, "errors", None) == "strict":
+            stream.reconfigure(errors="backslashreplace")
+
+
 class ReportsErrors(click.Group):
     """A group whose commands never show a traceback, unless asked to with ``--debug`` (anywhere
     before ``--``) or NEURIPS_ABSTRACTS_DEBUG=1."""
@@ -59,6 +67,7 @@ class ReportsErrors(click.Group):
         debug = DEBUG_FLAG in args[:end] or os.environ.get(DEBUG_ENV, "") not in ("", "0")
         args = [a for i, a in enumerate(args) if not (i < end and a == DEBUG_FLAG)]
         _invoked[0] = kwargs.get("prog_name") or os.path.basename(sys.argv[0]) or DOC_PROG
+        tolerant_streams()
         try:
             return super().main(args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
