@@ -44,12 +44,13 @@ from neurips_abstracts.add import add_dump
 from neurips_abstracts.build import produce
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.errors import DumpError
-from neurips_abstracts.core.names import data_path
+from neurips_abstracts.core.names import SUMS, data_path
 from neurips_abstracts.ids.identity import new_paper_id, record_key
 from neurips_abstracts.ingest.previous import read_previous
 from neurips_abstracts.ingest.sidecar import sidecar_name
 from neurips_abstracts.release import manifest as manifest_module
 from neurips_abstracts.release.manifest import build_manifest
+from neurips_abstracts.release.contents import sha256sums
 from neurips_abstracts.release.write import dumps_json, write_parquet, write_text
 
 from .conftest import make_dump
@@ -89,6 +90,7 @@ def release(raw: Path, out: Path, previous: Path | None, version: str) -> dict:
         result.occurrences.spool.close()
         manifest = build_manifest(result.dumps, DEFAULT_CONFIG, result.stats, {}, result.meta, result.identity)
         write_text(out / "build_manifest.json", dumps_json(manifest))
+        write_text(out / SUMS, sha256sums(out))  # what a build checks a release's files against
     return manifest
 
 

@@ -621,6 +621,9 @@ def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, t
     manifest = json.loads((bare / "build_manifest.json").read_text())
     del manifest["inputs"]
     (bare / "build_manifest.json").write_text(json.dumps(manifest))
+    from neurips_abstracts.release.contents import sha256sums
+
+    (bare / "SHA256SUMS").write_text(sha256sums(bare))  # as such a release listed its files
     assert read_previous(bare).dump_sha256 == expected
 
 

@@ -16,6 +16,7 @@ from .core.guard import check_replaceable, remove_litter, temporary_folder
 from .core.names import MANIFEST, release_beside, data_path
 from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
 from .core.schema import TABLES, pandera_schema
+from .core.sums import sha256_file
 from .ingest.load import dump_paths, read_meta
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
 from .pipeline import BuildResult, Workers, no_timer, run
@@ -82,7 +83,7 @@ def _data_file(out: Path, name: str, rows: int, nbytes: int):
     from .release import contents
 
     path = out / data_path(name)
-    return contents.DataFile(path=data_path(name), size=path.stat().st_size, sha256=contents.sha256_file(path),
+    return contents.DataFile(path=data_path(name), size=path.stat().st_size, sha256=sha256_file(path),
                              rows=rows, nbytes=nbytes)
 
 
@@ -175,6 +176,32 @@ def build(
     Hub repository than the project's hub-repo. ``workers``: see ``produce``.
     """
     started = time.perf_counter()
+    with temporary_folder() as fetched:
+        previous = anchored_previous(raw_dir, previous, fetched / "previous")
+        return _build(raw_dir, out, config, stage, previous, repo_id, workers, started)
+
+
+def anchored_previous(raw_dir: str | Path, previous, into: Path):
+    """``previous`` as a build reads it: a folder or a release already read as given; a released
+    version or git revision read from the project's git history into ``into``. The release beside
+    raw/ by default, refused (one line naming the ways out) where it is missing or incomplete
+    although the project has published before."""
+    from .release.anchor import missing_previous, published_before, release_from_git
+
+    if previous == BESIDE_RAW:
+        beside = release_beside(raw_dir)
+        if not is_release(beside):
+            evidence = published_before(beside.parent)
+            if evidence:
+                what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
+                raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
+        return previous
+    if isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
+        return release_from_git(previous, release_beside(raw_dir).parent, into)
+    return previous
+
+
+def _build(raw_dir, out, config, stage, previous, repo_id, workers, started) -> dict:
     # refused before any work; a release read but not written (publish's dist/) must survive
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
@@ -241,6 +268,8 @@ def check(
     if not Path(dist).is_dir():
         raise DumpError(str(dist), "not a folder: give the dist/ folder to compare")
     # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it
+    if not is_release(dist):  # its ids cannot be kept: a build that keeps none is refused where any were published
+        anchored_previous(raw_dir, BESIDE_RAW if Path(dist).resolve() == release_beside(raw_dir).resolve() else None, Path())
     previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
         fresh = tmp / "dist"

@@ -31,7 +31,10 @@ def holds_release(folder: str | Path) -> bool:
 def release_beside(raw_dir: str | Path) -> Path:
     """The release next to a raw folder (``raw/`` -> ``dist/``): the one a build of it keeps
     the ids of, unless told otherwise."""
-    return Path(raw_dir).parent / "dist"
+    typed = Path(raw_dir)
+    if typed.name in ("", ".", ".."):  # `.` or `..` as typed: its parent as typed is not raw/'s
+        return typed.resolve().parent / "dist"
+    return typed.parent / "dist"
 
 
 def dump_of_sidecar(name: str) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.names import MANIFEST
-from ..release.contents import sha256_file
+from ..core.sums import sha256_file
 
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ..core.names import data_path
-from ..release.contents import sha256_file
+from ..core.sums import sha256_file
 from ..release.write import atomic_dir
 from .plan import local_files, make_plan, remote_files, render_plan, same_files
 

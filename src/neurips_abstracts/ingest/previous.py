@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, holds_release, release_beside, data_path
+from ..core.names import MANIFEST, SUMS, holds_release, release_beside, data_path
 from .sidecar import DumpMeta, changed_since_published
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
@@ -76,12 +76,61 @@ def read_previous(path: str | Path) -> PreviousRelease:
         what = f"not a release (no {MANIFEST} and occurrences table)" if p.is_dir() else "no such release folder"
         raise ValueError(f"{path}: {what}")
     file = p / MANIFEST
+    _check_intact(p)
     try:
-        return _read_previous(p, path)
+        release = _read_previous(p, path)
     except DumpError:
         raise
     except Exception as exc:  # noqa: BLE001 - Arrow, JSON and a manifest of the wrong shape fail in many ways
         raise damaged(getattr(exc, "release_file", file), exc) from exc
+    _check_registry(p, release)
+    return release
+
+
+_RESTORE = "restore it (git checkout -- dist) or build with --previous naming an intact release"
+
+
+def _check_intact(p: Path) -> None:
+    """Every file a build reads of the release ``p`` (manifest, occurrences and ids; papers
+    for a release from before the ids table) is as its SHA256SUMS lists it, before a single id
+    is taken from it: a file missing or changed since it was written (a table deleted, an ids
+    table emptied) would otherwise give every paper a new id."""
+    from ..core.sums import read_sums, sha256_file
+
+    try:
+        listed, problems = read_sums(p)
+    except OSError:
+        raise DumpError(str(p / SUMS), f"missing: a release lists its files there; {_RESTORE}", code="damaged") from None
+    if problems:
+        raise DumpError(str(p / SUMS), f"{problems[0].partition(': ')[2]}; {_RESTORE}", code="damaged")
+    ids = data_path("ids")
+    read = (MANIFEST, data_path("occurrences"), ids if ids in listed or (p / ids).exists() else data_path("papers"))
+    for rel in read:
+        file = p / rel
+        if rel not in listed:
+            raise DumpError(str(file), f"not listed in {SUMS}; {_RESTORE}", code="damaged")
+        if not file.is_file():
+            raise DumpError(str(file), f"missing (listed in {SUMS}); {_RESTORE}", code="damaged")
+        if sha256_file(file) != listed[rel]:
+            raise DumpError(str(file), f"changed since the release was written (sha256 differs from {SUMS}); {_RESTORE}",
+                            code="damaged")
+
+
+def _check_registry(p: Path, release: PreviousRelease) -> None:
+    """Every id the registry names (records' owners, founding records) is a row of the ids table."""
+    ids_file = p / data_path("ids")
+    counts = json.loads((p / MANIFEST).read_text(encoding="utf-8")).get("counts", {}).get("ids")
+    if isinstance(counts, dict) and ids_file.is_file():
+        published = sum(counts.get(s, 0) for s in ("current", "merged", "removed"))
+        if published != len(release.ids):
+            raise DumpError(str(ids_file), f"holds {len(release.ids)} ids, but {MANIFEST} published {published}; {_RESTORE}",
+                            code="damaged")
+    known = {r.id for r in release.ids}
+    unknown = sorted({*release.owners.values(), *release.founded_by} - known)
+    if unknown:
+        where = p / (data_path("ids") if (p / data_path("ids")).is_file() else MANIFEST)
+        raise DumpError(str(where), f"ids named by the release but missing from its ids table: {', '.join(unknown[:5])}; "
+                        f"{_RESTORE}", code="damaged")
 
 
 def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
@@ -101,7 +150,11 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
         dump_sha.setdefault(item["file"], item["sha256"])
     ids_path = p / data_path("ids")
     if ids_path.is_file():
-        rows = _table(ids_path, pq).to_pylist()
+        table = _table(ids_path, pq)
+        unknown = sorted(set(table.schema.names) - set(IdRow.__dataclass_fields__))
+        if unknown:
+            raise DumpError(str(ids_path), f"unknown columns {', '.join(unknown)}; {_RESTORE}", code="damaged")
+        rows = table.to_pylist()
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was
         papers = _table(p / data_path("papers"), pq, columns=["paper_id"])["paper_id"].to_pylist()

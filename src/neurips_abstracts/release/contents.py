@@ -9,13 +9,13 @@ and CHANGELOG.md (``texts``, the project's own), and SHA256SUMS (here).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import BuildConfig
 from ..core.names import SUMS
+from ..core.sums import sha256_file
 from . import texts
 
 CARD = "README.md"
@@ -77,14 +77,6 @@ class Release:
 
     def citation(self) -> str:
         return texts.citation(self.version, self.repo_id, self.maintainers)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def sha256sums(folder: Path, known: dict[str, str] | None = None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import astuple
 from importlib.metadata import version
 
 from ..core.config import BuildConfig
@@ -47,5 +48,8 @@ def build_manifest(
     }
     if identity is not None:
         fingerprinted[PUBLISHED_DUMPS] = registry(dumps, meta, identity)
+        # the ids table comes from the previous release as much as from raw/: two builds of one
+        # raw/ with different id histories differ in bytes, so in fingerprint too
+        fingerprinted["ids"] = [list(astuple(r)) for r in identity.ids]
     fingerprint = hashlib.sha256(json.dumps(fingerprinted, sort_keys=True).encode()).hexdigest()
     return {**fingerprinted, "counts": stats, "statistics": statistics, "fingerprint": fingerprint}

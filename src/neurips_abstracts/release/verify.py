@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..core.names import MANIFEST, SUMS, holds_release, data_path
 from ..core.schema import TABLES
-from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE, sha256_file
+from ..core.sums import read_sums, sha256_file
+from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
 
 
 MAX_SHOWN = 20  # problems listed per validator; the rest are counted
@@ -95,14 +96,7 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
         raise DumpError(str(dist), what)
     if not sums_path.is_file():
         return [f"{SUMS}: {'not a file' if sums_path.exists() else 'missing'}"]
-    problems = []
-    listed = {}
-    for number, line in enumerate(sums_path.read_text(encoding="utf-8").splitlines(), start=1):
-        digest, sep, name = line.partition("  ")
-        if not sep or len(digest) != 64:
-            problems.append(f"{SUMS}:{number}: malformed line")
-            continue
-        listed[name] = digest
+    listed, problems = read_sums(dist)
     present = {p.relative_to(dist).as_posix() for p in dist.rglob("*") if p.is_file()} - {SUMS}
     for name in sorted(set(listed) - present):
         problems.append(f"{name}: listed in {SUMS} but missing")
@@ -117,13 +111,16 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
         if path in actual and actual[path] != digest:
             problems.append(f"{label}: sha256 of {path} is {actual[path]}, it says {digest}")
 
+    file = DATAPACKAGE  # the file being read, named if it cannot be
     try:
         package = json.loads((dist / DATAPACKAGE).read_text(encoding="utf-8"))
         for res in package["resources"]:
             described(DATAPACKAGE, res["path"], res["hash"].removeprefix("sha256:"))
+        file = CROISSANT
         croissant = json.loads((dist / CROISSANT).read_text(encoding="utf-8"))
         for obj in croissant["distribution"]:
             described(CROISSANT, obj["contentUrl"], obj["sha256"])
+        file = CARD
         card = DatasetCard.load(dist / CARD).data.to_dict()
         for info in card["dataset_info"]:
             path = dist / data_path(info["config_name"])
@@ -134,8 +131,8 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
                 continue
             if info["splits"][0]["num_examples"] != rows:
                 problems.append(f"{CARD}: {info['config_name']} declares {info['splits'][0]['num_examples']} rows, file has {rows}")
-    except (OSError, KeyError, ValueError) as exc:
-        problems.append(f"metadata unreadable: {exc}")
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        problems.append(f"{file}: unreadable or of the wrong shape ({type(exc).__name__}: {' '.join(str(exc).split())})")
     missing_tables = [t for t in TABLES if not (dist / data_path(t)).is_file()]
     problems += [f"{data_path(t)}: missing" for t in missing_tables if data_path(t) not in listed]
     if standards and not problems:  # the validators read the data: only bytes SHA256SUMS vouches for

@@ -1,0 +1,74 @@
+"""What anchors a build's ids when no release lies beside raw/: whether the project has
+published before, and a published release read back from git history."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..core.errors import DumpError
+from ..core.names import MANIFEST, SUMS
+from .contents import CHANGELOG, latest_release
+
+WAYS_OUT = ("restore it (git checkout -- dist), name one with --previous (a folder, a released version or a "
+            "git revision), or pass --first-release to start the id history over on purpose")
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):  # no git: nothing it could tell
+        return ""
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+
+
+def published_before(root: Path) -> str | None:
+    """Evidence that the project in ``root`` (the folder holding raw/) has published a release:
+    a dated version in its CHANGELOG.md, a release tag, or a build manifest in its git history."""
+    changelog = root / CHANGELOG
+    if changelog.is_file():
+        version = latest_release(changelog.read_text(encoding="utf-8", errors="replace"))
+        if version:
+            return f"{CHANGELOG} dates version {version}"
+    if not (root / ".git").exists():  # only the project's own history: not that of a folder around it
+        return None
+    tag = _git(root, "tag", "--list", "v[0-9]*").split()
+    if tag:
+        return f"git tag {tag[-1]}"
+    commit = _git(root, "log", "-1", "--format=%h", "--", f"dist/{MANIFEST}")
+    return f"commit {commit} holds dist/{MANIFEST}" if commit else None
+
+
+def missing_previous(beside: Path, what: str, evidence: str) -> DumpError:
+    return DumpError(str(beside), f"{what}, but this project has published before ({evidence}): a build now would "
+                     f"give every published paper a new id; {WAYS_OUT}", code="no-previous")
+
+
+def release_from_git(spec: str, repo: Path, into: Path) -> Path:
+    """The committed dist/ of a released version (``1.1.0``, ``v1.1.0``) or a git revision of
+    ``repo``, written into ``into`` (its SHA256SUMS and every file it lists) to be read as a folder."""
+    from .diff import VERSION_RE, release_commit  # as diff finds a version: one rule
+
+    revision = spec
+    if m := VERSION_RE.fullmatch(spec):
+        revision = release_commit(m[1], repo)
+        if revision is None:
+            raise DumpError(spec, f"no release {m[1]} in the git history of {repo.resolve()}; give a dist/ folder or a git revision")
+
+    def show(rel: str) -> bytes:
+        proc = subprocess.run(["git", "-C", str(repo), "show", f"{revision}:dist/{rel}"], capture_output=True)
+        if proc.returncode != 0:
+            raise DumpError(spec, f"neither a folder nor a git revision of {repo.resolve()} with dist/{rel}; give a dist/ folder, "
+                            "a released version or a git revision")
+        return proc.stdout
+
+    sums = show(SUMS)
+    into.mkdir(parents=True, exist_ok=True)
+    (into / SUMS).write_bytes(sums)
+    for line in sums.decode("utf-8", "replace").splitlines():
+        rel = line.partition("  ")[2]
+        if rel:
+            target = into / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(show(rel))
+    return into
