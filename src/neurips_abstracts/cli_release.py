@@ -18,8 +18,10 @@ from .release.contracts import ContractError
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
 @click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
 @click.option("--previous", "previous_dir", default=None,
-              help="The release whose paper ids are kept  [default: the dist/ folder beside RAW, if it holds one].")
-@click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id.")
+              help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision, "
+                   "read from git history  [default: the dist/ folder beside RAW; refused if missing where the "
+                   "project has published before].")
+@click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
               help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process); the output is the same for any number  [default: the usable cores, at most 2].")
 # Paused for the whole command, the build's imports included: they make hundreds of thousands of
