@@ -31,6 +31,8 @@ CASES = {
     "nul_byte": (f"{HEADER}\n\nAn abstract\x00 with a NUL.".encode(), None),
     "utf16": (f"{HEADER}\n\nAn abstract saved as Notepad's 'Unicode'.".encode("utf-16"), None),
     "utf32": (f"{HEADER}\n\nAn abstract saved as UTF-32.".encode("utf-32"), None),
+    "utf16le_no_mark": (f"{HEADER}\n\nAn abstract saved as UTF-16LE with no mark.".encode("utf-16-le"), None),
+    "utf16be_no_mark": (f"{HEADER}\n\nAn abstract saved as UTF-16BE with no mark.".encode("utf-16-be"), None),
     "control_in_header": ("NeurIPS\x07 2026 论文列表\n\nText.".encode(), None),
     "controls_only_record": (f"{HEADER}\n\nFine.\n\n\x08\x07\n".encode(), None),
 }
@@ -43,6 +45,8 @@ EXPECT = {
     "nul_byte": ("NUL byte", ":3:"),
     "utf16": ("UTF-16 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
     "utf32": ("UTF-32 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
+    "utf16le_no_mark": ("UTF-16LE text without a byte order mark, not UTF-8: save the file as UTF-8", ":1:1"),
+    "utf16be_no_mark": ("UTF-16BE text without a byte order mark, not UTF-8: save the file as UTF-8", ":1:1"),
     "control_in_header": ("control character", ":1:"),
     "controls_only_record": ("no visible text", ":5"),
 }

@@ -112,12 +112,31 @@ _BYTE_ORDER_MARKS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF
                      (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
+def _utf16_without_mark(data: bytes) -> str | None:
+    """"UTF-16LE" or "UTF-16BE" for text saved so with no mark: the header's ASCII start puts a NUL
+    at every second byte of its first characters, and the whole decodes."""
+    head = data[:32]
+    if len(data) % 2 or len(head) < 8:
+        return None
+    for encoding, zeros, letters in (("UTF-16LE", head[1::2], head[::2]), ("UTF-16BE", head[::2], head[1::2])):
+        if zeros.count(0) >= len(zeros) * 3 // 4 and letters.count(0) == 0:
+            try:
+                data.decode(encoding.lower())
+            except UnicodeDecodeError:
+                return None
+            return encoding
+    return None
+
+
 def _check_binary(name: str, data: bytes) -> None:
     for mark, encoding in _BYTE_ORDER_MARKS:
         if data.startswith(mark):
             raise DumpError(name, f"{encoding} text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", 1, 1)
     nul = data.find(b"\x00")
     if nul >= 0:
+        encoding = _utf16_without_mark(data)
+        if encoding:
+            raise DumpError(name, f"{encoding} text without a byte order mark, not UTF-8: save the file as UTF-8", 1, 1)
         line, column = _locate(data, nul)
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
     # Bytes below 0x20, TAB, LF and CR too, bound the controls from above: most dumps are
