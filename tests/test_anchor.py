@@ -175,3 +175,17 @@ def test_verify_names_a_damaged_file(project, damage):
     r = run_cli("verify", "dist", cwd=project)
     assert r.returncode == 1 and "internal error" not in r.stdout + r.stderr, r
     assert any(line.startswith(f"dist/{named}") for line in (r.stdout + r.stderr).splitlines()), r.stdout + r.stderr
+
+
+def test_packages_built_into_dist_are_named_as_not_part_of_the_release(project):
+    """`python -m build` writes its sdist and wheel into dist/ by default."""
+    dist = project / "dist"
+    for name in ("neurips_abstracts-1.2.0.tar.gz", "neurips_abstracts-1.2.0-py3-none-any.whl"):
+        (dist / name).write_bytes(b"PK")
+    assert "--outdir" in refused(project, "build", names=".whl")
+    for command in (["check", "--no-docs"], ["verify", "dist"]):
+        r = run_cli(*command, cwd=project)
+        said = r.stdout + r.stderr
+        assert r.returncode == 1 and "internal error" not in said, said
+        assert said.count("not part of the release") == 2 and "python -m build --outdir wheels" in said, said
+        assert "run: python build_dataset.py build" not in said, said  # a refused command is not advised

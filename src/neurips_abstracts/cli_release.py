@@ -93,11 +93,15 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     except (DumpError, ContractError) as exc:
         fail(exc)
     if stale:
+        from .core.names import PACKAGE_ADVICE, is_built_package
+
         missing = missing_by_hand(stale)
+        packages = [name for name in stale if is_built_package(name)]
         for name in stale:
-            click.echo(f"missing: {name}: restore it (git checkout -- {name})" if name in missing else f"stale: {name}",
+            click.echo(f"missing: {name}: restore it (git checkout -- {name})" if name in missing else
+                       f"{name}: {PACKAGE_ADVICE}" if name in packages else f"stale: {name}",
                        err=True)
-        if missing == stale:
+        if set(missing) | set(packages) == set(stale):
             sys.exit(1)
         click.echo(f"generated files are out of date with {raw_dir}/ or benchmarks/results/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
                    err=True)

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .errors import DumpError
 from .names import is_hidden
-from .names import DUMP_SUFFIX, MANIFEST, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
+from .names import DUMP_SUFFIX, MANIFEST, PACKAGE_ADVICE, is_built_package, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
 
 MARK = "neurips-abstracts"
 REPOSITORY_MARKERS = ("pyproject.toml", ".git")
@@ -142,6 +142,8 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
             raise Refused(target, f"it exists and holds no release (no {MANIFEST}); it would be "
                                   "replaced whole: give a new or empty folder")
         if names and (other := _not_of_the_release(real)):
+            if is_built_package(other):
+                raise Refused(target, f"it holds {other}, {PACKAGE_ADVICE}")
             raise Refused(target, f"it holds {other}, which is not a file of the release it holds (not in "
                                   f"{SUMS}); it would be replaced whole: move it, or give a new or empty folder")
     return real

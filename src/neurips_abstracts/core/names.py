@@ -50,3 +50,13 @@ def data_path(table: str) -> str:
 def is_hidden(name: str) -> bool:
     """Hidden entries (``.gitkeep``, an editor's swap file) are no one's contribution: skipped."""
     return name.startswith(".")
+
+
+# The files `python -m build` writes into dist/ by default: the project's own sdist and wheel.
+PACKAGE_SUFFIXES = (".whl", ".tar.gz")
+PACKAGE_ADVICE = ("a package from `python -m build`, not part of the release: move it out of dist/ "
+                  "(build packages with `python -m build --outdir wheels`)")
+
+
+def is_built_package(name: str) -> bool:
+    return name.endswith(PACKAGE_SUFFIXES)

@@ -14,7 +14,7 @@ import json
 import logging
 from pathlib import Path
 
-from ..core.names import MANIFEST, SUMS, holds_release, data_path
+from ..core.names import MANIFEST, PACKAGE_ADVICE, SUMS, holds_release, data_path, is_built_package
 from ..core.schema import TABLES
 from ..core.sums import read_sums, sha256_file
 from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
@@ -101,7 +101,7 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     for name in sorted(set(listed) - present):
         problems.append(f"{name}: listed in {SUMS} but missing")
     for name in sorted(present - set(listed)):
-        problems.append(f"{name}: present but not listed in {SUMS}")
+        problems.append(f"{name}: {PACKAGE_ADVICE}" if is_built_package(name) else f"{name}: present but not listed in {SUMS}")
     actual = {name: sha256_file(dist / name) for name in sorted(present & set(listed))}
     for name, digest in actual.items():
         if digest != listed[name]:
