@@ -150,3 +150,12 @@ def test_changelog_entry_written_once(builds, tmp_path):
     with pytest.raises(ValueError, match="already has an entry"):
         write_changelog(d, log)
 
+
+
+def test_a_version_outside_a_git_clone_says_it_needs_one(tmp_path):
+    """An installed package run outside a clone: the version cannot be looked up, and says why."""
+    from neurips_abstracts.core.errors import DumpError
+    from neurips_abstracts.release.diff import load_side
+
+    with pytest.raises(DumpError, match="not a git clone of the project.*run this in a clone, or give a release folder"):
+        load_side("1.0.0", repo=tmp_path)

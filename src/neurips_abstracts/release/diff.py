@@ -103,6 +103,9 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         read = lambda rel: (path / rel).read_bytes()  # noqa: E731
     else:
         revision = spec
+        if _git(repo, "rev-parse", "--git-dir").returncode != 0:
+            raise DumpError(spec, f"not a folder, and {repo} is not a git clone of the project: a released version or "
+                            "git revision is read from its git history; run this in a clone, or give a release folder")
         if m := VERSION_RE.fullmatch(spec):
             revision = release_commit(m[1], repo)
             if revision is None:
