@@ -167,18 +167,26 @@ def build(
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
     workers: int | None = None,
+    docs: Path | None = None,
+    final: bool = True,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
-    ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``.
-    ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the documents for another
-    Hub repository than the project's hub-repo. ``workers``: see ``produce``.
+    ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``
+    and ``refreshed``. ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the
+    documents for another Hub repository than the project's hub-repo. ``workers``: see
+    ``produce``. ``docs``: the checkout whose generated docs (``docs.expected_docs``) change
+    with ``out`` in one commit, its dist/ (``refreshed``: those that changed). ``final``: False
+    for a build into a folder of the caller's own (``check``'s), which Ctrl-C may still stop
+    after its swap. Only one command at a time writes ``out`` (``lock.writing``).
     """
+    from .core.lock import writing
+
     started = time.perf_counter()
-    with temporary_folder() as fetched:
+    with writing(out, "building it"), temporary_folder() as fetched:
         previous = anchored_previous(raw_dir, previous, fetched / "previous")
-        return _build(raw_dir, out, config, stage, previous, repo_id, workers, started)
+        return _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final)
 
 
 def anchored_previous(raw_dir: str | Path, previous, into: Path):
@@ -201,7 +209,7 @@ def anchored_previous(raw_dir: str | Path, previous, into: Path):
     return previous
 
 
-def _build(raw_dir, out, config, stage, previous, repo_id, workers, started) -> dict:
+def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final) -> dict:
     # refused before any work; a release read but not written (publish's dist/) must survive
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
@@ -209,8 +217,9 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started) -> 
     for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)
     built: list[BuildResult] = []
+    refreshed: list[Path] = []
 
-    def fill(tmp: Path) -> None:
+    def fill(tmp: Path) -> dict[Path, str]:
         # The occurrences table is checked and written in a thread of its own from the moment it
         # can be (see ``pipeline.run``), while this thread has the plain text rendered and checks
         # the rest, and the other tables are written in a second: their time goes to Parquet's
@@ -232,16 +241,28 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started) -> 
             except BaseException:
                 stop.set()  # and the executor waits for the writer to see it
                 raise
+        changed = _changed_docs(tmp, docs) if docs is not None else {}
+        refreshed.extend(changed)
+        return changed
 
     with gc_paused():
         try:
-            atomic_dir(Path(out), fill, **guard)
+            atomic_dir(Path(out), fill, final=final, **guard)
         finally:
             for result in built:
                 result.occurrences.spool.close()
     result = built[0]
     events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
-    return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3)}
+    return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3),
+            "refreshed": refreshed}
+
+
+def _changed_docs(dist: Path, root: Path) -> dict[Path, str]:
+    """The generated docs of ``root`` that the release in ``dist`` changes, with their new text."""
+    from .docs import expected_docs
+
+    return {path: text for path, text in expected_docs(dist, root).items()
+            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text)}
 
 
 def _files(root: Path) -> set[str]:
@@ -273,7 +294,7 @@ def check(
     previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
         fresh = tmp / "dist"
-        build(raw_dir, fresh, config, previous=previous)
+        build(raw_dir, fresh, config, previous=previous, final=False)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))]
         return found + (stale(fresh) if docs else [])

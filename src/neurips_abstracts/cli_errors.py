@@ -68,10 +68,16 @@ class ReportsErrors(click.Group):
         args = [a for i, a in enumerate(args) if not (i < end and a == DEBUG_FLAG)]
         _invoked[0] = kwargs.get("prog_name") or os.path.basename(sys.argv[0]) or DOC_PROG
         tolerant_streams()
-        try:
-            return super().main(args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
-            if debug:
-                raise
-            click.echo(as_invoked(one_line(exc)), err=True)
-            sys.exit(1)
+        from .core import interrupts
+
+        with interrupts.handled():  # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0
+            try:
+                return super().main(args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
+                if debug:
+                    raise
+                click.echo(as_invoked(one_line(exc)), err=True)
+                sys.exit(1)
+            finally:
+                if (note := interrupts.finish_note()) is not None:
+                    click.echo(note, err=True)

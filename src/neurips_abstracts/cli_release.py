@@ -41,7 +41,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from .ingest.previous import BESIDE_RAW
 
     from .core.resources import CHECKOUT_ROOT
-    from .docs import docs_skipped, refresh
+    from .docs import docs_skipped
 
     from .core.schema import hidden
 
@@ -51,12 +51,12 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         # start-up. pyarrow then goes on without pandas for the rest of this process.
         with stage_progress() as stage, hidden(("pandas",)):
             previous = None if first_release else (previous_dir or BESIDE_RAW)
-            s = run_build(raw_dir, out_dir, stage=stage, previous=previous, workers=workers)
+            docs = CHECKOUT_ROOT if docs_skipped(out_dir) is None else None  # they change with dist/, in one commit
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous, workers=workers, docs=docs)
     except (DumpError, ContractError) as exc:
         fail(exc)
-    if docs_skipped(out_dir) is None:
-        for path in refresh(CHECKOUT_ROOT / "dist"):
-            click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT)}")
+    for path in s["refreshed"]:
+        click.echo(f"refreshed {path.relative_to(CHECKOUT_ROOT).as_posix()}")
     rel = s["relations"]
     click.echo(
         f"built {out_dir.rstrip('/') or out_dir}/: {plural(s['records'], 'record')} parsed from {plural(s['dumps'], 'dump')} -> "

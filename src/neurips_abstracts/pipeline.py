@@ -182,10 +182,28 @@ def _end_workers(pool) -> None:
 
 def _leave_interrupts() -> None:
     """Run in each worker as it starts: Ctrl-C is for the build's own process, which ends the
-    workers (``Workers.close``); a worker interrupted too would die printing its traceback."""
+    workers (``Workers.close``); a worker interrupted too would die printing its traceback.
+    SIGTERM ends a worker at once (forked, it would inherit the build's handler of it). And a
+    worker ends itself when the build's process is gone, however it went (``kill -9``, the OOM
+    killer): the executor would never end it, and it would live on, holding its memory."""
     import signal
+    import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    threading.Thread(target=_end_with_parent, name="watch-parent", daemon=True).start()
+
+
+def _end_with_parent() -> None:
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    wait([parent.sentinel])  # ready once the parent's end of the pipe is closed: it is gone
+    os._exit(1)
 
 
 def _stored(folder: Path, fn: Callable, *args) -> str:

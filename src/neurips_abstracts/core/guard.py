@@ -265,45 +265,81 @@ def _kill_point(name: str) -> None:
         os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
-def replace_dir(out: str | Path, fill: Callable[[Path], None], raw: Iterable[str | Path] = (),
-                keep: Iterable[str | Path] = (), releases: Iterable[str | Path] = ()) -> None:
+def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[str | Path] = (),
+                keep: Iterable[str | Path] = (), releases: Iterable[str | Path] = (), final: bool = True) -> None:
     """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``.
 
-    ``out`` must pass :func:`check_replaceable` (same arguments). On any failure, a failed
-    rename included, ``out`` is as it was and the temporary folder is gone, and so are the
+    ``fill`` may return files that change with the folder (the project's docs made from its
+    dist/): path to text. They are written beside their paths first, then renamed onto them in
+    the same commit as the swap, which SIGINT and SIGTERM cannot break into
+    (``interrupts.uninterrupted``; ``final``: see there). ``out`` must pass
+    :func:`check_replaceable` (same arguments). On any failure, a failed rename included,
+    ``out`` and those files are as they were, the temporary ones are gone, and so are the
     folders above ``out`` made for it. Litter of killed runs for ``out`` is removed first.
     """
+    from .interrupts import uninterrupted
+
     out = Path(out)
     check_replaceable(out, raw, keep, releases)
     made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]  # deepest first
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_litter(out.parent, out.name)
     tmp = Path(tempfile.mkdtemp(prefix=_name(out, "tmp"), dir=out.parent))
-    old = None
+    staged: list[tuple[Path, Path]] = []
     try:
         _kill_point("filling")
-        fill(tmp)
+        companions = fill(tmp)
+        companions = companions if isinstance(companions, dict) else {}  # what else it returns is not ours
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a release folder is world-readable
+        for target, text in companions.items():
+            remove_litter(target.parent, target.name)
+            staged.append((temporary_file(target), target))
+            staged[-1][0].write_bytes(text.encode("utf-8"))
         _kill_point("filled")
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=_name(out, "old"), dir=out.parent))
-            os.rmdir(old)  # a unique free name, taken by the rename below
-            out.rename(old)
-            _kill_point("moved-aside")
-            try:
-                tmp.rename(out)
-            except BaseException:
-                old.rename(out)
-                old = None
-                raise
-        else:
-            tmp.rename(out)
-        _kill_point("swapped")
+        with uninterrupted(final):
+            _commit(out, tmp, staged)
     except BaseException:
         _remove(tmp)
+        for path, _target in staged:
+            _remove(path)
         for folder in made:
             with contextlib.suppress(OSError):  # only while empty: nothing of anyone else's
                 folder.rmdir()
+        raise
+
+
+def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> None:
+    """Swap ``tmp`` in for ``out`` and each staged file onto its target; all of it undone if
+    a rename fails. The replaced release is removed after."""
+    before = {target: target.read_bytes() if target.is_file() else None for _path, target in staged}
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=_name(out, "old"), dir=out.parent))
+        os.rmdir(old)  # a unique free name, taken by the rename below
+        out.rename(old)
+        _kill_point("moved-aside")
+        try:
+            tmp.rename(out)
+        except BaseException:
+            old.rename(out)
+            raise
+    else:
+        tmp.rename(out)
+    _kill_point("swapped")
+    done: list[Path] = []
+    try:
+        for path, target in staged:
+            os.replace(path, target)
+            done.append(target)
+    except BaseException:
+        for target in done:  # put the old texts back, then the old release
+            if before[target] is None:
+                target.unlink()
+            else:
+                target.write_bytes(before[target])
+        out.rename(tmp)
+        if old is not None:
+            old.rename(out)
         raise
     if old is not None:
         _remove(old)

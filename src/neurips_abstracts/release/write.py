@@ -130,7 +130,7 @@ def write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def atomic_dir(out: Path, fill: Callable[[Path], None], **guard) -> None:
+def atomic_dir(out: Path, fill: Callable[[Path], object], **guard) -> None:
     """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``, through
     the one guard of folders we replace (``guard.replace_dir``; ``guard`` are its arguments)."""
     from ..core.guard import replace_dir

@@ -1,0 +1,106 @@
+"""Ctrl-C and SIGTERM: a command stops before its commit, leaving everything old, or finishes it,
+leaving everything new; never half, and the exit status says which.
+
+A command's work is interruptible up to its commit (the renames that put a release, and the
+docs made from it, in place): the first SIGINT or SIGTERM raises KeyboardInterrupt there, the
+clean-up removes what was written, and the command exits non-zero. Later signals are ignored,
+so a second Ctrl-C cannot break into the clean-up or the interpreter's exit (it used to print
+a traceback from an exit handler). During the commit (:func:`uninterrupted`) a signal is held;
+once the commit is made, the command finishes and exits 0, saying it was interrupted too late
+to stop (:func:`finish_note`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+
+_SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s is not None)
+
+
+class _State:
+    handled = False  # a command's handlers are installed (``handled``)
+    holding = False  # inside ``uninterrupted``
+    committed = False  # a commit was made: later signals are noted, not raised
+    pending: int | None = None  # a signal held, or noted after the commit
+    stopped = False  # a signal stopped the command
+
+
+_state = _State()
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _on_signal(signum, frame) -> None:
+    if _state.holding or _state.committed:
+        _state.pending = signum
+        return
+    _state.stopped = True
+    for s in _SIGNALS:  # once: the clean-up and the exit run undisturbed
+        signal.signal(s, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def handled() -> Iterator[None]:
+    """Run a command under these rules (the CLI wraps every command in it). Its handlers are
+    restored afterwards, unless a signal stopped the command: then they stay ignored until exit."""
+    if not _in_main_thread() or _state.handled:
+        yield
+        return
+    saved = {s: signal.getsignal(s) for s in _SIGNALS}
+    _state.handled, _state.committed, _state.pending, _state.stopped = True, False, None, False
+    for s in _SIGNALS:
+        signal.signal(s, _on_signal)
+    try:
+        yield
+    finally:
+        _state.handled = False
+        if not _state.stopped:
+            for s, handler in saved.items():
+                signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def uninterrupted(final: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the block runs: the renames of a commit. If the block fails,
+    its error goes on and a held signal is dropped (the command fails either way). If it
+    succeeds and is ``final`` (the commit of what the command was asked to write, not of a
+    folder it writes for itself, as ``check``'s rebuild), the command goes on to exit 0, later
+    signals only noted (under ``handled``); otherwise a held signal is delivered after the block."""
+    if not _in_main_thread():
+        yield
+        return
+    saved = None
+    if not _state.handled:
+        saved = {s: signal.getsignal(s) for s in _SIGNALS}
+        for s in _SIGNALS:
+            signal.signal(s, _on_signal)
+    holding, _state.holding, held_before = _state.holding, True, _state.pending
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        _state.holding = holding
+        if saved is not None:
+            for s, handler in saved.items():
+                signal.signal(s, handler)
+        held, _state.pending = _state.pending, held_before
+        if ok and final and _state.handled:
+            _state.committed, _state.pending = True, held
+        elif ok and held is not None and held != held_before and not holding:
+            signal.raise_signal(held)  # its handler (ours raises KeyboardInterrupt) decides
+
+
+def finish_note() -> str | None:
+    """What to tell a user whose signal came after the commit (the command exits 0), or None."""
+    if _state.committed and _state.pending is not None:
+        name = signal.Signals(_state.pending).name
+        return (f"{name} came after the release was complete: the command finished, and everything it "
+                f"wrote is new")
+    return None

@@ -1,0 +1,97 @@
+"""One writer at a time: a command that writes a release, or adds to a raw folder, holds that
+folder's lock for its whole run, and a second one refuses in one line.
+
+The lock is the operating system's lock on a file (``flock`` on Linux and macOS, ``msvcrt``'s
+byte lock on Windows), so a process that dies, however it dies, holds it no longer: no stale
+lock is ever left to remove by hand. The file lives in the system's temporary folder, named by
+the folder's resolved path (however the path was typed, one folder has one lock), never in the
+project: it is not ours to litter. It is left there, empty but for the holder's process id:
+removing a lock file another process is about to lock would let two hold it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from .guard import MARK, Refused
+
+_WINDOWS_OFFSET = 2**20  # the byte locked on Windows, past the process id written at the start
+
+
+def lock_file(folder: str | Path) -> Path:
+    """The lock file of ``folder``."""
+    real = os.path.normcase(os.path.abspath(os.path.realpath(folder)))
+    key = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
+    return Path(tempfile.gettempdir()) / f"{MARK}-lock-{key}"
+
+
+def _try_lock(fd: int) -> bool:
+    if os.name == "nt":
+        import msvcrt
+
+        os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        if os.name == "nt":
+            import msvcrt
+
+            os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _holder(fd: int) -> str:
+    with contextlib.suppress(OSError, ValueError):
+        os.lseek(fd, 0, os.SEEK_SET)
+        pid = int(os.read(fd, 32).split(b"\n")[0])
+        return f" (process {pid})"
+    return ""
+
+
+@contextlib.contextmanager
+def writing(folder: str | Path, what: str = "writing it") -> Iterator[None]:
+    """Hold ``folder``'s lock while the block runs; :class:`Refused` at once, naming the
+    process that holds it, if another command does."""
+    path = lock_file(folder)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        writable = True
+    except PermissionError:  # another user's lock file in a shared temporary folder
+        fd, writable = os.open(path, os.O_RDONLY), False
+    try:
+        if not _try_lock(fd):
+            raise Refused(folder, f"another command{_holder(fd)} is {what} now: wait for it to end, "
+                                  "then run this again")
+        try:
+            if writable:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    os.write(fd, f"{os.getpid()}\n".encode())
+            yield
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
