@@ -146,12 +146,18 @@ def add_dump(
     (nothing written) on any error ``validate`` reports, on a bad date or URL, and if the dump is
     already in ``raw_dir``. ``added`` defaults to today's date (UTC).
     """
-    plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
-    return (*land(plan), plan.findings)
+    from .core.lock import writing
+
+    with writing(raw_dir):
+        plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
+        return (*land(plan), plan.findings)
 
 
 def land(plan: Plan) -> tuple[Path, Path]:
-    """Write a planned dump and its metadata file into raw/: both or neither."""
+    """Write a planned dump and its metadata file into raw/: both or neither, whatever signal
+    comes (``interrupts.uninterrupted``)."""
+    from .core.interrupts import uninterrupted
+
     raw, name = plan.raw, plan.meta.file
     remove_litter(raw)  # temporary files of an add that was killed
     target, sidecar = raw / name, raw / sidecar_name(name)
@@ -159,8 +165,9 @@ def land(plan: Plan) -> tuple[Path, Path]:
     try:
         tmp_target.write_bytes(plan.data)
         tmp_sidecar.write_bytes(plan.meta.to_json().encode("utf-8"))
-        os.replace(tmp_sidecar, sidecar)
-        os.replace(tmp_target, target)
+        with uninterrupted():
+            os.replace(tmp_sidecar, sidecar)
+            os.replace(tmp_target, target)
     except BaseException:
         for p in (tmp_target, tmp_sidecar, sidecar):
             p.unlink(missing_ok=True)

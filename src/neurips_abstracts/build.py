@@ -184,7 +184,7 @@ def build(
     from .core.lock import writing
 
     started = time.perf_counter()
-    with writing(out, "building it"), temporary_folder() as fetched:
+    with writing(out), temporary_folder() as fetched:
         previous = anchored_previous(raw_dir, previous, fetched / "previous")
         return _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final)
 

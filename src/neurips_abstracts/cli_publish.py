@@ -79,7 +79,16 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
     is_project = docs_skipped(dist) is None
     if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
         fail(DumpError(stage_dir, problem))
-    with temporary_folder() as tmp:
+    from contextlib import ExitStack
+
+    from .core.lock import writing
+
+    with ExitStack() as held, temporary_folder() as tmp:
+        try:  # no build replaces DIST (or another publish the stage) while it is read and sent
+            for folder in (dist, *([Path(stage_dir)] if stage_dir else [])):
+                held.enter_context(writing(folder))
+        except DumpError as exc:
+            fail(exc)
         staged = Path(stage_dir) if stage_dir else tmp / "release"
         try:
             failures = preconditions(raw, dist, docs=is_project)

@@ -257,12 +257,14 @@ def _name(target: Path, kind: str) -> str:
 
 
 def _kill_point(name: str) -> None:
-    """Crash tests set NEURIPS_ABSTRACTS_KILL_AT to a point's name: the process dies there as
-    if killed, so a test can stop a build at each step of a swap deterministically."""
+    """Crash tests set NEURIPS_ABSTRACTS_KILL_AT to a point's name: the process gets a signal
+    there (SIGKILL, as if killed, or the one NEURIPS_ABSTRACTS_KILL_WITH names, as SIGINT), so a
+    test can stop a build at each step of a swap deterministically."""
     if os.environ.get("NEURIPS_ABSTRACTS_KILL_AT") == name:
         import signal
 
-        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+        default = getattr(signal, "SIGKILL", signal.SIGTERM)
+        os.kill(os.getpid(), getattr(signal, os.environ.get("NEURIPS_ABSTRACTS_KILL_WITH", ""), default))
 
 
 def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[str | Path] = (),

@@ -71,7 +71,7 @@ def _holder(fd: int) -> str:
 
 
 @contextlib.contextmanager
-def writing(folder: str | Path, what: str = "writing it") -> Iterator[None]:
+def writing(folder: str | Path) -> Iterator[None]:
     """Hold ``folder``'s lock while the block runs; :class:`Refused` at once, naming the
     process that holds it, if another command does."""
     path = lock_file(folder)
@@ -82,7 +82,7 @@ def writing(folder: str | Path, what: str = "writing it") -> Iterator[None]:
         fd, writable = os.open(path, os.O_RDONLY), False
     try:
         if not _try_lock(fd):
-            raise Refused(folder, f"another command{_holder(fd)} is {what} now: wait for it to end, "
+            raise Refused(folder, f"another command{_holder(fd)} is writing it now: wait for it to end, "
                                   "then run this again")
         try:
             if writable:

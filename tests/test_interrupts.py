@@ -1,0 +1,263 @@
+"""Ctrl-C, SIGTERM and kills: a build of a checkout leaves its dist/ and the docs made from it
+all old (non-zero exit) or all new (exit 0), wherever it is stopped; its workers never outlive it;
+and only one command writes a folder at a time."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from neurips_abstracts.core.lock import lock_file, writing
+
+from .conftest import HEADER, ROOT, snapshot, synthetic_dumps
+
+posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
+DOCS = ("README.md", "DATASHEET.md", "benchmarks/README.md")
+
+
+def project_copy(tmp_path: Path, papers: int = 240) -> Path:
+    """A checkout of the project (its code, and docs a build regenerates) with dumps of its own."""
+    project = tmp_path / "project"
+    for name in ("src", "schema", "templates", "benchmarks/results"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "benchmarks/README.md"):
+        shutil.copy(ROOT / name, project / name)
+    synthetic_dumps(project / "raw", papers=papers)
+    return project
+
+
+def command(project: Path, *args: str) -> list[str]:
+    return [sys.executable, str(project / "build_dataset.py"), *args]
+
+
+def state(project: Path) -> dict[str, bytes]:
+    """dist/ and the generated docs, and every file of ours left beside them (litter)."""
+    files = {f"dist/{k}": v for k, v in snapshot(project / "dist").items()} if (project / "dist").is_dir() else {}
+    files |= {d: (project / d).read_bytes() for d in DOCS if (project / d).is_file()}
+    files |= {p.name: b"" for p in project.iterdir() if "neurips-abstracts" in p.name}
+    return files
+
+
+def restore(project: Path, files: dict[str, bytes]) -> None:
+    shutil.rmtree(project / "dist", ignore_errors=True)
+    for rel, data in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def old_and_new(tmp_path_factory):
+    """A checkout built once (old), a dump added, and what its next build makes (new)."""
+    project = project_copy(tmp_path_factory.mktemp("interrupts"))
+    subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
+    old = state(project)
+    body = "\n\n".join(f"A new paper {k} on sparse attention with a bound that holds for every graph." for k in range(9))
+    (project / "raw" / "004_00000000000000ff.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+    subprocess.run(command(project, "build"), cwd=project, check=True, capture_output=True)
+    new = state(project)
+    assert old != new and all(old[d] != new[d] for d in ("README.md", "DATASHEET.md"))  # the docs change too
+    return project, old, new
+
+
+@posix
+@pytest.mark.parametrize("point,sig,finished", [
+    ("filling", "SIGINT", False), ("filled", "SIGTERM", False),
+    ("moved-aside", "SIGINT", True), ("moved-aside", "SIGTERM", True), ("swapped", "SIGINT", True),
+])
+def test_a_signal_at_each_step_leaves_all_old_or_all_new(old_and_new, point, sig, finished):
+    """Before the commit, a signal stops the build: dist/ and the docs as they were, exit 1. Inside
+    it (between the renames) or after, the build finishes: all new, exit 0, and it says so."""
+    project, old, new = old_and_new
+    restore(project, old)
+    proc = subprocess.run(command(project, "build"), cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "NEURIPS_ABSTRACTS_KILL_AT": point, "NEURIPS_ABSTRACTS_KILL_WITH": sig})
+    assert "Traceback" not in proc.stderr
+    if finished:
+        assert proc.returncode == 0, proc.stderr
+        assert state(project) == new
+        assert f"{sig} came after the release was complete" in proc.stderr
+    else:
+        assert proc.returncode != 0 and state(project) == old, proc.stderr
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with open(task / "children") as fh:
+            found |= {int(c) for c in fh.read().split()}
+    return found
+
+
+def _alive(pids) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        try:  # a zombie is gone but for its exit status
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                continue
+        except OSError:
+            continue
+        alive.add(pid)
+    return alive
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory):
+    """A checkout whose build starts its worker pool (over POOL_MIN_BYTES of dumps), built once
+    (old), a dump added, its next build (new) and how long that took."""
+    from neurips_abstracts.core.config import POOL_MIN_BYTES
+
+    project = project_copy(tmp_path_factory.mktemp("pooled"), papers=200)
+    raw = project / "raw"
+    big = tmp_path_factory.mktemp("big")
+    synthetic_dumps(big, seed=1, papers=45_000)
+    for p in big.iterdir():
+        shutil.move(p, raw / f"1{p.name[1:]}")
+    assert sum(p.stat().st_size for p in raw.iterdir()) > POOL_MIN_BYTES
+    subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
+    old = state(project)
+    body = "\n\n".join(f"A new paper {k} on kernels that bound the regret of every policy." for k in range(9))
+    (raw / "204_00000000000000ff.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+    started = time.monotonic()
+    subprocess.run(command(project, "build", "--workers", "2"), cwd=project, check=True, capture_output=True)
+    seconds = time.monotonic() - started
+    new = state(project)
+    assert old != new
+    return project, old, new, seconds
+
+
+@posix
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 0.97, 1.05])
+@pytest.mark.parametrize("how", ["ctrl-c", "ctrl-c twice", "sigterm"])
+def test_a_pooled_build_stopped_at_any_moment_leaves_all_old_or_all_new(pooled, fraction, how):
+    """Signals land at moments spread over a whole pooled build (start-up, reading, the workers'
+    work, writing, the commit, the exit): each time, dist/ and the docs are all old with a non-zero
+    exit or all new with exit 0, no traceback is printed (a second Ctrl-C included), and no
+    worker outlives the build."""
+    project, old, new, seconds = pooled
+    restore(project, old)
+    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(fraction * seconds)
+    workers = _children(proc.pid)
+    if how == "sigterm":
+        proc.send_signal(signal.SIGTERM)  # as a service manager stops it: to the build's process alone
+    else:
+        with pytest.raises(ProcessLookupError) if proc.poll() is not None else _nothing():
+            os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process of the group
+            if how == "ctrl-c twice":
+                time.sleep(0.05)
+                os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    now = state(project)
+    if proc.returncode == 0:
+        assert now == new
+    else:
+        assert now == old, (proc.returncode, err)
+    deadline = time.monotonic() + 30  # a guard against hanging, not a measure
+    while _alive(workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(workers)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@posix
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
+def test_workers_end_when_the_build_is_killed(pooled):
+    """`kill -9` (or the OOM killer) gives the build no chance to end its workers: they notice
+    their parent is gone and end themselves, instead of living on holding their memory."""
+    project, old, _new, seconds = pooled
+    restore(project, old)
+    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + seconds + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = _alive(_children(proc.pid) - {proc.pid})
+        time.sleep(0.02)
+    assert len(workers) >= 2, "the pool never started"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while _alive(workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(workers)
+
+
+# -- one writer at a time -------------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_in_one_line_naming_the_holder(tmp_path):
+    """While one command holds a release's lock, a build of it refuses at once, naming the
+    process, and writes nothing; `add` to a raw folder likewise."""
+    from .conftest import run_process
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=20)
+    before = snapshot(tmp_path)
+    with writing(tmp_path / "dist"):
+        proc = run_process("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), "--first-release")
+    assert proc.returncode == 1
+    assert proc.stderr == (f"{tmp_path / 'dist'}: error: refused: another command (process {os.getpid()}) is writing "
+                           "it now: wait for it to end, then run this again\n")
+    assert snapshot(tmp_path) == before
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(f"{HEADER}\n\nA paper on graphs and the kernels that bound them.\n".encode())
+    with writing(raw):
+        proc = run_process("add", str(dump), "--raw", str(raw))
+    assert proc.returncode == 1 and "another command" in proc.stderr and snapshot(raw) == before_raw(before)
+
+
+def before_raw(before: dict[str, bytes]) -> dict[str, bytes]:
+    return {k[len("raw/"):]: v for k, v in before.items() if k.startswith("raw/")}
+
+
+def test_one_folder_has_one_lock_however_its_path_is_typed(tmp_path, monkeypatch):
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "raw")
+    monkeypatch.chdir(tmp_path / "raw")
+    assert lock_file("../dist") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "link" / ".." / "dist")
+    assert lock_file(".") == lock_file(tmp_path / "raw") != lock_file(tmp_path / "dist")
+    with writing("../dist"), pytest.raises(Exception, match="another command"):
+        with writing(tmp_path / "dist"):
+            pass
+
+
+def test_a_killed_holder_leaves_no_lock_behind(tmp_path):
+    """The operating system drops the lock of a process that dies, however it dies."""
+    ready = tmp_path / "ready"
+    code = ("import sys, time; from neurips_abstracts.core.lock import writing\n"
+            "with writing(sys.argv[1]):\n    open(sys.argv[2], 'w').close(); time.sleep(120)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "dist"), str(ready)], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(Exception, match=f"process {holder.pid}"), writing(tmp_path / "dist"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with writing(tmp_path / "dist"):  # taken at once: nothing to clean up by hand
+        pass
