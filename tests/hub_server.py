@@ -118,6 +118,14 @@ class Repo:
 
 
 @dataclass
+class RawFile:
+    """A file's bytes as the Hub's resolve URL serves them, with the headers hf_hub_download reads."""
+
+    data: bytes
+    headers: dict
+
+
+@dataclass
 class Request:
     method: str
     path: str
@@ -199,6 +207,14 @@ class Hub:
                 pass
 
             def _send(self, status: int, payload=None) -> None:
+                if isinstance(payload, RawFile):
+                    self.send_response(status)
+                    for name, value in {**payload.headers, "Content-Length": str(len(payload.data))}.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    if self.command != "HEAD":
+                        self.wfile.write(payload.data)
+                    return
                 body = json.dumps(payload if payload is not None else {}).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -258,6 +274,9 @@ class Hub:
             def do_GET(self):
                 self._handle("GET")
 
+            def do_HEAD(self):
+                self._handle("HEAD")
+
             def do_POST(self):
                 self._handle("POST")
 
@@ -285,6 +304,9 @@ class Hub:
         m = re.fullmatch(r"/datasets/([^/]+/[^/]+)\.git/info/lfs/objects/batch", path)
         if m:
             return self._lfs_batch(req, user, m[1])
+        m = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
+        if m:  # a file of a public repository: what hf_hub_download fetches, no token needed
+            return self._resolve(*m.groups())
         if path == "/api/whoami-v2":
             if not user:
                 return 401, {"error": "Invalid credentials in Authorization header"}
@@ -403,6 +425,19 @@ class Hub:
             repo.tags[tag] = oid
             return 200, {}
         return 404, {"error": "no route"}
+
+    def _resolve(self, repo_id: str, rev: str, path: str):
+        repo = self.repos.get(repo_id)
+        if repo is None:
+            return 404, {"error": "Repository not found"}
+        oid = repo.branches.get(rev) or repo.tags.get(rev) or (rev if rev in repo.commits else None)
+        if oid is None:
+            return 404, {"error": "Revision not found"}
+        data = repo.commits[oid].files.get(path)
+        if data is None:
+            return 404, {"error": "Entry not found"}
+        etag = hashlib.sha256(data).hexdigest() if path in repo.commits[oid].lfs else git_blob_oid(data)
+        return 200, RawFile(data, {"X-Repo-Commit": oid, "ETag": f'"{etag}"', "Content-Type": "application/octet-stream"})
 
     @staticmethod
     def _tree_entry(path: str, data: bytes, is_lfs: bool) -> dict:

@@ -127,6 +127,7 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
             # long it waits is the library's business; that it retries is what the tests read)
             mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
             mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
+            mp.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", env["HF_ENDPOINT"] + "/{repo_id}/resolve/{revision}/{filename}")
             mp.setattr(constants, "HF_HOME", str(hf_home))
             mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
             mp.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))

@@ -24,6 +24,7 @@ from .release.manifest import build_manifest
 from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
 from .stats import compute as compute_stats
 
+HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
 
@@ -204,6 +205,11 @@ def anchored_previous(raw_dir: str | Path, previous, into: Path):
                 what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
                 raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
         return previous
+    if isinstance(previous, str) and previous.startswith(HUB_PREFIX):  # the published record itself
+        from .core.resources import hub_repo
+        from .release.hub_record import fetch_release
+
+        return str(fetch_release(hub_repo(), previous[len(HUB_PREFIX):], into))
     if isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
         return release_from_git(previous, release_beside(raw_dir).parent, into)
     return previous

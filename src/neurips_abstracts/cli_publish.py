@@ -33,18 +33,23 @@ def _repo_id(ctx, param, value: str | None) -> str:
 @click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
 @click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
+@click.option("--discard-hub-edits", is_flag=True,
+              help="Publish over commits made on the Hub's branch since its last release tag (edits in the browser, say), replacing what they changed; refused without it.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
 @click.option("--timeout", type=float, default=None,
               help="Seconds to wait on any one network operation before it counts as failed (default: 120).")
-def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir, raw_dir, attempts, backoff,
-            timeout) -> None:
+def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_hub_edits, dist_dir, raw_dir, attempts,
+            backoff, timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
 
     Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
-    dry run exits 1 for the same reasons. A publish stopped by a Hub failure says in one line
+    dry run exits 1 for the same reasons. Before its commit it reads the Hub's last release tag
+    and refuses if an id published there is missing from DIST or lost its history, if the tag
+    was moved, or if the branch holds commits made since the tag by anything but publish
+    (see `verify --hub`). A publish stopped by a Hub failure says in one line
     what reached the Hub; running it again finishes the release (it tags a commit an earlier run
     made, never committing twice). DIST names the repository in pyproject.toml
     (hub-repo); for another --repo-id the same build is rendered for that repository, and that
@@ -118,6 +123,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, dist_dir,
         try:
             result = run_publish(
                 staged, repo_id, revision=revision, private=private, force_tag=force_tag,
+                discard_hub_edits=discard_hub_edits,
                 config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
                                      **({} if timeout is None else {"timeout_seconds": timeout})),
                 log=click.echo,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -19,7 +20,8 @@ from .release.contracts import ContractError
 @click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
 @click.option("--previous", "previous_dir", default=None,
               help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision, "
-                   "read from git history  [default: the dist/ folder beside RAW; refused if missing where the "
+                   "read from git history, or hub:v1.1.0, the release tagged on the Hub (hub-repo; HF_ENDPOINT selects "
+                   "another Hub)  [default: the dist/ folder beside RAW; refused if missing where the "
                    "project has published before].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
@@ -114,21 +116,46 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 
 @click.command(cls=AsInvokedCommand)
 @click.argument("dist_dir", default="dist", required=False)
-def verify(dist_dir: str) -> None:
+@click.option("--hub", "hub_version", is_flag=False, flag_value="newest", default=None, metavar="[VERSION]",
+              help="Also check DIST against the release tag VERSION (default: the newest) of the Hub repository, "
+                   "as publish does before its commit.")
+@click.option("--repo-id", default=None, help="The Hub repository for --hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
+def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
     """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
 
     Exits 1 and lists every problem: a file changed, missing or unlisted, metadata describing
     other bytes or row counts than the Parquet files hold, or what the standards' own validators
     say: frictionless of the data package and its rows, mlcroissant of the Croissant file (when
     installed: pip install 'neurips-abstracts[croissant]'; otherwise the message says it was not).
+    With --hub, also what publish would refuse on the Hub: an id published in the tagged release
+    missing from DIST or with another history, a tag moved, commits after the newest tag that
+    publish did not make. HF_ENDPOINT selects another Hub.
 
     \b
     Example:
         python build_dataset.py verify dist
+        python build_dataset.py verify dist --hub        # against the Hub's newest release tag
     """
     from .release.verify import croissant_validator, verify as run_verify
 
     problems = run_verify(dist_dir)
+    if hub_version is not None and not problems:
+        from .core.resources import hub_repo
+        from .release.hub_record import check_against_hub
+
+        try:
+            record, found = check_against_hub(Path(dist_dir), repo_id or hub_repo(),
+                                              None if hub_version == "newest" else hub_version)
+        except DumpError as exc:
+            fail(exc)
+        for line in found:
+            click.echo(f"hub: {line}", err=True)
+        if found:
+            click.echo(f"{dist_dir}/ would be refused by publish to {record.repo_id} ({plural(len(found), 'problem')})", err=True)
+            sys.exit(1)
+        click.echo(f"hub: {record.repo_id} holds no release tag yet" if record.tag is None else
+                   f"hub: {dist_dir}/ keeps every id {record.tag} of {record.repo_id} published, with its history; "
+                   f"the tag is where publish put it, and no commit came after it")
     for problem in problems:
         click.echo(f"{dist_dir}/{problem}", err=True)
     if problems:

@@ -82,7 +82,9 @@ def release_message(dist: Path) -> tuple[str, str, str]:
         f"Build fingerprint {manifest['fingerprint']}.\n"
         f"{counts['papers']} papers from {counts['records']} raw records in {counts['dumps']} dumps."
     )
-    return version, f"Release v{version}", description
+    from ..release.hub_record import PUBLISH_TITLE
+
+    return version, PUBLISH_TITLE.format(tag=f"v{version}"), description
 
 
 Remote = dict[str, tuple[str, str | None]]  # path -> (git blob id, LFS sha256 or None)

@@ -203,12 +203,15 @@ def publish(
     revision: str = "main",
     private: bool = False,
     force_tag: bool = False,
+    discard_hub_edits: bool = False,
     token: str | None = None,
     endpoint: str | None = None,
     config: PublishConfig = PublishConfig(),
     log: Callable[[str], None] = print,
 ) -> dict:
-    """Publish ``dist`` (already checked) and return the commit and tag URLs."""
+    """Publish ``dist`` (already checked) and return the commit and tag URLs. Refused (nothing
+    sent) where it would break what the Hub's last release tag promised, or where the branch
+    holds commits publish did not make (unless ``discard_hub_edits``): see ``release.hub_record``."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, get_token
 
     token = token or get_token()
@@ -217,9 +220,29 @@ def publish(
     hub = _Hub(token, endpoint, config, log)
     try:
         with hub:
-            return _publish(hub, dist, repo_id, revision, private, force_tag, CommitOperationAdd, CommitOperationDelete)
+            return _publish(hub, dist, repo_id, revision, private, force_tag, discard_hub_edits,
+                            CommitOperationAdd, CommitOperationDelete)
     except PublishError as exc:
         raise type(exc)(hub.redact(str(exc))) from None
+
+
+def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool) -> None:
+    """Refuse, naming what, unless the release keeps the promises of the Hub's last release tag
+    before ``tag`` and the branch holds only publish's commits since it (``release.hub_record``)."""
+    from ..core.errors import DumpError
+    from ..core.guard import temporary_folder
+    from ..release.hub_record import findings, read_record
+
+    with temporary_folder() as fetched:
+        try:
+            record = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call)
+        except DumpError as exc:
+            raise PublishError(f"refused: {exc}") from None
+        problems = findings(record, dist, tag[1:], discard_edits)
+    if problems:
+        raise PublishError("refused: " + "; ".join(problems))
+    if record.tag is not None:
+        hub.log(f"The Hub's {record.tag} ({record.commit[:12]}): every id it published is kept, with its history.")
 
 
 @contextmanager
@@ -231,7 +254,7 @@ def _then(note: str, only: type[PublishError] = PublishError):
         raise type(exc)(f"{exc}; {note}") from None
 
 
-def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete) -> dict:
+def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub_edits, Add, Delete) -> dict:
     api = hub.api
     with _then("nothing was published", only=HubUnavailable):
         me = hub.call("whoami", api.whoami)
@@ -252,6 +275,7 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, Add, Delete
         )
         plan = make_plan(dist, repo_id, revision, remote_files(tree))
         hub.log(render_plan(plan, remote_known=True))
+        _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits)
 
         tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
         move_tag = False

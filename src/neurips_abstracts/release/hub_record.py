@@ -1,0 +1,191 @@
+"""The published record on the Hub: what a release tag there promised, and whether the
+repository still holds what publish put in it.
+
+The Hub, not a local copy, is where a release was published: ``publish`` reads the release tag
+it builds on from there before it commits, and ``verify --hub`` reports the same findings
+without publishing. Three things are checked:
+
+* every id the tagged release published is in the new release, with its history (the build's
+  own id contracts, ``identity.broken_promises``, against the Hub's ids and registry);
+* the tag is where publish put it: on a commit of the branch's history made by publish for that
+  version (a tag deleted and made again elsewhere is "moved");
+* the branch holds no commit after the tag that publish did not make (the Hub's Data Studio
+  commits every cell edited in the browser; a publish would silently undo it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.names import MANIFEST, SUMS, data_path
+
+TAG_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
+PUBLISH_TITLE = "Release {tag}"  # the title of the commit publish makes for a release (hub/plan.py)
+_PUBLISH_TITLE_RE = re.compile(r"Release v\d+\.\d+\.\d+")
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    m = TAG_RE.fullmatch(version if version.startswith("v") else f"v{version}")
+    if m is None:
+        raise ValueError(f"not a release version: {version}")
+    return tuple(int(g) for g in m.groups())
+
+
+@dataclass
+class HubRecord:
+    """What the Hub holds of the releases of ``repo_id``."""
+
+    repo_id: str
+    tag: str | None  # the release tag checked against (None: the repository holds none)
+    commit: str | None
+    newest: str | None  # the newest release tag of any version
+    previous: object | None = None  # PreviousRelease read from the tag
+    foreign: list[tuple[str, str]] = field(default_factory=list)  # (commit, title) after the tag, not publish's
+    moved: str | None = None  # why the tag is not where publish put it
+
+
+def _direct(what: str, fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version: str | None = None,
+                before: str | None = None, refs=None, call: Callable = _direct) -> HubRecord:
+    """Read the release tag of ``repo_id`` named by ``version``, else the newest one older than
+    ``before`` (a version), else the newest; download the files of it that hold the ids into
+    ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries)."""
+    from ..core.errors import DumpError
+    from ..ingest.previous import read_previous
+
+    refs = refs or call("read refs", api.list_repo_refs, repo_id, repo_type="dataset")
+    tags = {t.name: t.target_commit for t in refs.tags if TAG_RE.fullmatch(t.name)}
+    newest = max(tags, key=version_key, default=None)
+    if version is not None:
+        tag = version if version.startswith("v") else f"v{version}"
+        if tag not in tags:
+            raise DumpError(repo_id, f"no release tag {tag} on the Hub (tags: {', '.join(sorted(tags, key=version_key)) or 'none'})")
+    else:
+        older = [t for t in tags if before is None or version_key(t) < version_key(before)]
+        tag = max(older, key=version_key, default=None)
+    record = HubRecord(repo_id, tag, tags.get(tag), newest)
+    if tag is None:
+        return record
+    commit = tags[tag]
+    history = call("read history", api.list_repo_commits, repo_id, repo_type="dataset", revision=branch)
+    in_history = [c.commit_id for c in history]
+    if commit not in in_history:
+        record.moved = f"tag {tag} points at commit {commit[:12]}, which is not on {branch}"
+    else:
+        tagged = history[in_history.index(commit)]
+        if tagged.title != PUBLISH_TITLE.format(tag=tag):
+            record.moved = (f"tag {tag} points at commit {commit[:12]} ({tagged.title!r}), not at the commit "
+                            f"publish made for it ({PUBLISH_TITLE.format(tag=tag)!r})")
+        after = history[: in_history.index(commit)]
+        record.foreign = [(c.commit_id, c.title) for c in after if not _PUBLISH_TITLE_RE.fullmatch(c.title or "")]
+    tree = {f.path for f in call("read tagged files", lambda: list(api.list_repo_tree(
+        repo_id, repo_type="dataset", revision=commit, recursive=True))) if hasattr(f, "size")}
+    ids = data_path("ids")
+    wanted = [MANIFEST, SUMS, data_path("occurrences"), ids if ids in tree else data_path("papers")]
+    if record.moved and not set(wanted) <= set(tree):
+        return record  # a moved tag on a commit that holds no release: the move is the finding
+    for path in wanted:
+        if path not in tree:
+            raise DumpError(f"{repo_id}@{tag}", f"the tagged release has no {path}: it is not a release publish made")
+        call(f"download {path}", api.hf_hub_download, repo_id, path, repo_type="dataset", revision=commit,
+             local_dir=into)
+    try:
+        record.previous = read_previous(into)
+    except (DumpError, ValueError) as exc:
+        raise DumpError(f"{repo_id}@{tag}", f"the release tagged on the Hub does not read: {exc}") from None
+    return record
+
+
+def broken(record: HubRecord, dist: Path) -> list[str]:
+    """The promises of the Hub's tagged release that the release in ``dist`` breaks."""
+    import pyarrow.parquet as pq
+
+    from ..ids.identity import broken_promises
+    from ..ingest.previous import IdRow, record_key
+
+    if record.previous is None:
+        return []
+    table = pq.read_table(dist / data_path("ids"), columns=list(IdRow.__dataclass_fields__))
+    rows = [IdRow(**r) for r in table.to_pylist()]
+    occ = pq.read_table(dist / data_path("occurrences"), columns=["source_sha256", "byte_start", "paper_id"])
+    keys = (record_key(s, b) for s, b in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist()))
+    found = broken_promises(rows, keys, iter(occ["paper_id"].to_pylist()), record.previous)
+    return [f"{what} (against {record.tag} on the Hub): {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+            for what, ids in found]
+
+
+def findings(record: HubRecord, dist: Path, version: str, discard_edits: bool = False) -> list[str]:
+    """Everything that keeps the release in ``dist`` (``version``) from being published on top
+    of what the Hub holds, each in one line; empty when nothing does. ``discard_edits``: commits
+    after the tag are not counted (publish --discard-hub-edits replaces what they changed)."""
+    out = []
+    if record.newest is not None and version_key(record.newest) > version_key(version):
+        out.append(f"the Hub already holds a newer release, {record.newest}, than this one (v{version})")
+    if record.moved:
+        out.append(record.moved)
+    if record.foreign and not discard_edits:
+        named = ", ".join(f"{c[:12]} ({t!r})" for c, t in record.foreign[:5])
+        out.append(f"the Hub's branch holds {len(record.foreign)} commit{'s' if len(record.foreign) > 1 else ''} "
+                   f"after {record.tag} that publish did not make: {named}; fold their changes into raw/ or the build, or pass "
+                   "--discard-hub-edits to replace them with this release")
+    return out + broken(record, dist)
+
+
+def _reader(repo_id: str, endpoint: str | None, token: str | None):
+    """A client of the Hub and a ``call`` for ``read_record`` that turns any failure to read the
+    Hub into one line (DumpError) naming the repository and what was read."""
+    from huggingface_hub import HfApi
+
+    from ..core.errors import DumpError
+
+    api = HfApi(endpoint=endpoint, token=token)
+
+    def call(what: str, fn, *args, **kwargs):
+        import httpx2
+        from huggingface_hub.errors import HfHubHTTPError
+
+        try:
+            return fn(*args, **kwargs)
+        except HfHubHTTPError as exc:
+            status = exc.response.status_code if exc.response is not None else "no answer"
+            raise DumpError(repo_id, f"{what}: the Hub at {api.endpoint} answered {status}") from None
+        except (httpx2.TransportError, OSError) as exc:
+            raise DumpError(repo_id, f"{what}: cannot reach the Hub at {api.endpoint} ({type(exc).__name__})") from None
+
+    return api, call
+
+
+def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endpoint: str | None = None,
+                      token: str | None = None) -> tuple[HubRecord, list[str]]:
+    """``verify --hub``: the Hub's record of ``repo_id`` (the tag of ``version``, else its newest
+    release tag) and what keeps the release in ``dist`` from being published on top of it.
+    DumpError in one line if the Hub cannot be read."""
+    import json
+
+    from ..core.guard import temporary_folder
+
+    api, call = _reader(repo_id, endpoint, token)
+    dist_version = json.loads((Path(dist) / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+    with temporary_folder() as fetched:
+        record = read_record(api, repo_id, fetched, version=version, call=call)
+        return record, findings(record, Path(dist), dist_version)
+
+
+def fetch_release(repo_id: str, version: str, into: Path, endpoint: str | None = None,
+                  token: str | None = None) -> Path:
+    """``build --previous hub:vX.Y.Z``: the files of the release tagged ``version`` on the Hub
+    that hold its ids, downloaded into ``into`` (a release folder a build reads its ids from)."""
+    api, call = _reader(repo_id, endpoint, token)
+    from ..core.errors import DumpError
+
+    into.mkdir(parents=True, exist_ok=True)
+    record = read_record(api, repo_id, into, version=version, call=call)
+    if record.previous is None:
+        raise DumpError(f"{repo_id}@{record.tag}", f"{record.moved}: no release to read there")
+    return into
