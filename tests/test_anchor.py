@@ -116,6 +116,21 @@ def test_the_release_beside_raw_is_found_however_raw_is_typed(project):
     refused(raw, "build", "--raw", ".", "--out", "../dist", names="dist")
 
 
+def test_add_from_inside_raw_compares_with_the_release_beside_it(project, tmp_path):
+    """`add --raw .` typed inside raw/ reads the release in ../dist: a copy of a published
+    record is named with its published id, not taken for a new paper."""
+    from .conftest import seed_abstracts
+
+    published = {row["id"] for row in ids_of(project / "dist")}
+    copy = tmp_path / "copy.txt"
+    copy.write_bytes(("NeurIPS 2026 论文列表\n\n" + seed_abstracts()[0] + "\n").encode())
+    r = run_cli("add", str(copy), "--raw", ".", "--dry-run", cwd=project / "raw")
+    assert r.returncode == 0, r.stderr
+    assert "1 record is an exact copy of published papers" in r.stdout, r.stdout
+    (line,) = [x for x in r.stdout.splitlines() if x.startswith("  line ")]
+    assert line.rsplit(": ", 1)[1] in published
+
+
 def test_an_emptied_ids_table_is_refused_even_with_its_sums_rewritten(project):
     dist = project / "dist"
     table = pq.read_table(dist / IDS)

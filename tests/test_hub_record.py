@@ -160,3 +160,23 @@ def test_build_previous_from_the_hub_keeps_every_id_it_published(project, hub, o
     proc = run_process("build", "--raw", str(project / "raw"), "--out", str(project / "dist"), "--previous",
                        "hub:v7.0.0", env=hub_env(hub, project))
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "no release tag v7.0.0" in proc.stderr
+
+
+def test_publish_refuses_a_release_that_rewrites_the_history_of_an_id(project, hub, tmp_path):
+    """The Hub's release dated an id's first release earlier than this one says: its history
+    would change, and publish refuses, naming the id."""
+    from neurips_abstracts.core.names import SUMS
+    from neurips_abstracts.release.contents import sha256sums
+
+    older = tmp_path / "older"
+    shutil.copytree(project / "dist", older)
+    ids_file = older / "data" / "ids" / "train-00000-of-00001.parquet"
+    table = pq.read_table(ids_file)
+    rows = table.to_pylist()
+    rows[0]["first_release"] = "1.0.0"
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), ids_file)
+    (older / SUMS).write_text(sha256sums(older))
+    put_release(hub, folder_bytes(older))
+    proc = publish(project, hub)
+    assert proc.returncode == 1 and hub.commits_received() == []
+    assert f"published ids whose first_release changed (against {OLDER} on the Hub): {rows[0]['id']}" in proc.stderr

@@ -177,7 +177,9 @@ def check_raw_target(raw: str | Path) -> Path:
     if not raw.is_dir():
         raise Refused(raw, "it is a file, not a raw folder")
     real = _resolve(raw)
-    if real == Path.cwd().resolve() or real in Path.cwd().resolve().parents:
+    here = Path.cwd().resolve()
+    if real in here.parents or (real == here and not _holds_dumps(real, any_txt=False)):
+        # the current folder is a raw folder only if it holds dumps already (`cd raw && add … --raw .`)
         raise Refused(raw, "it is the current folder or holds it, not a raw folder")
     for marker in (*REPOSITORY_MARKERS, MANIFEST):
         if (real / marker).exists():
