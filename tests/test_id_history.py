@@ -86,7 +86,7 @@ def release(raw: Path, out: Path, previous: Path | None, version: str) -> dict:
         result = produce(raw, DEFAULT_CONFIG, previous=read_previous(previous) if previous else None)
         out.mkdir(parents=True)
         for name, table in (("papers", result.papers), ("occurrences", result.occurrences.to_table()), ("ids", result.ids)):
-            write_parquet(table, name, out / data_path(name), DEFAULT_CONFIG)
+            write_parquet(table, name, out, DEFAULT_CONFIG)
         result.occurrences.spool.close()
         manifest = build_manifest(result.dumps, DEFAULT_CONFIG, result.stats, {}, result.meta, result.identity)
         write_text(out / "build_manifest.json", dumps_json(manifest))

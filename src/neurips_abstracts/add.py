@@ -213,7 +213,7 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     import pyarrow.parquet as pq
 
     from .build import produce
-    from .core.names import data_path
+    from .ingest.previous import read_release_table
     from .ingest.load import folder_entries
 
     from .core.guard import temporary_folder
@@ -243,7 +243,7 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     new_papers = len({o["paper_id"] for o in mine} - elsewhere - published)
     if previous is None:
         return Impact(plan.meta.file, new_papers, [], [], [], False)
-    old = pq.read_table(Path(previous.path) / data_path("papers"), columns=["paper_id", "abstract_sha256"]).to_pylist()
+    old = read_release_table(previous.path, "papers", columns=["paper_id", "abstract_sha256"]).to_pylist()
     old_text = {r["paper_id"]: r["abstract_sha256"] for r in old}
     old_texts = set(old_text.values())
     copies = [(o["line_start"], o["paper_id"]) for o in mine if o["text_sha256"] in old_texts]

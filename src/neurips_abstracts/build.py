@@ -79,23 +79,22 @@ def produce(
     return result
 
 
-def _data_file(out: Path, name: str, rows: int, nbytes: int):
-    """What the release says of the table file ``name`` written in ``out``."""
+def _data_file(out: Path, written) -> "contents.DataFile":
+    """What the release says of a table written in ``out`` (``write.Written``)."""
     from .release import contents
 
-    path = out / data_path(name)
-    return contents.DataFile(path=data_path(name), size=path.stat().st_size, sha256=sha256_file(path),
-                             rows=rows, nbytes=nbytes)
+    shards = tuple(contents.Shard(path=rel, size=(out / rel).stat().st_size, sha256=sha256_file(out / rel), rows=rows)
+                   for rel, rows in written.shards)
+    return contents.DataFile(shards=shards, rows=written.rows, nbytes=written.nbytes)
 
 
 def _write_table(name: str, table, out: Path, config: BuildConfig):
-    write_parquet(table, name, out / data_path(name), config)
-    return _data_file(out, name, table.num_rows, table.nbytes)
+    return _data_file(out, write_parquet(table, name, out, config))
 
 
-def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event) -> tuple[int, int]:
+def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event):
     """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
-    write it; (rows, in-memory size). A row group is checked in a second thread while this one
+    write it (``write.Written``). A row group is checked in a second thread while this one
     writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
     passed. Stops before the next row group once ``stop`` is set."""
     from .release.contracts import check_occurrence_rows
@@ -114,7 +113,7 @@ def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: thread
 
     with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
         return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
-                                     occurrences.schema, "occurrences", out / data_path("occurrences"), config)
+                                     occurrences.schema, "occurrences", out, config)
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
@@ -142,7 +141,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
             occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
     data = {name: future.result() for name, future in written.items()}
-    data["occurrences"] = _data_file(out, "occurrences", *occurrences_written.result())
+    data["occurrences"] = _data_file(out, occurrences_written.result())
     data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
@@ -157,7 +156,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     write_text(out / release.CHANGELOG, changelog)
     write_text(out / release.DATAPACKAGE, dumps_json(datapackage.datapackage(r)))
     write_text(out / release.CROISSANT, dumps_json(croissant.croissant(r)))
-    write_text(out / release.SUMS, release.sha256sums(out, {d.path: d.sha256 for d in data.values()}))
+    write_text(out / release.SUMS, release.sha256sums(out, {s.path: s.sha256 for d in data.values() for s in d.shards}))
 
 
 def build(

@@ -54,6 +54,10 @@ class BuildConfig:
     # as fit in ``parquet_row_group_bytes`` of uncompressed data, measured row by row
     # (``write.row_group_bounds``), whatever the abstracts' lengths.
     parquet_row_group_bytes: int = 100 * 2**20
+    # Tables are sharded as the Hub shards them (`datasets` aims at 500 MB a file): a shard holds
+    # as many whole row groups as fit in ``parquet_shard_bytes`` of uncompressed data, so no
+    # file passes it, and is named train-0000i-of-0000n.parquet.
+    parquet_shard_bytes: int = 500 * 2**20
     # Rows read from the spool at a time while streaming the occurrences table (memory only: the
     # row groups written are cut by bytes).
     parquet_batch_rows: int = 100_000

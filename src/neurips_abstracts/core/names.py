@@ -42,9 +42,50 @@ def dump_of_sidecar(name: str) -> str:
     return name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX
 
 
+SHARD_RE = re.compile(r"train-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet")  # the Hub's shard names
+
+
+def table_folder(table: str) -> str:
+    """The folder of a table's Parquet shards inside dist/, in the Hugging Face layout."""
+    return f"data/{table}"
+
+
+def shard_path(table: str, i: int, n: int) -> str:
+    """Path of shard ``i`` of ``n`` of a table inside dist/ (``data/papers/train-00000-of-00002.parquet``)."""
+    return f"{table_folder(table)}/train-{i:05d}-of-{n:05d}.parquet"
+
+
 def data_path(table: str) -> str:
-    """Path of a table's Parquet file inside dist/, in the Hugging Face layout."""
-    return f"data/{table}/train-00000-of-00001.parquet"
+    """Path of the first shard of a table: the path a table of one shard has, and a table's
+    mark that it is there at all (see ``table_paths`` for them all)."""
+    return shard_path(table, 0, 1)
+
+
+def table_paths(table: str, listing) -> list[str]:
+    """The shard paths of ``table`` among ``listing`` (paths inside a release, as SHA256SUMS or
+    a Hub tree lists them), in order: all of one ``-of-N`` set, or [] if the table has no shard
+    there. ValueError naming what is wrong when the set is incomplete or mixed."""
+    prefix = table_folder(table) + "/"
+    found = sorted(p for p in listing if p.startswith(prefix) and "/" not in p[len(prefix):]
+                   and SHARD_RE.fullmatch(p[len(prefix):]))
+    if not found:
+        return []
+    n = int(SHARD_RE.fullmatch(found[0][len(prefix):])["n"])
+    expected = [shard_path(table, i, n) for i in range(n)]
+    if found != expected:
+        missing = sorted(set(expected) - set(found)) or sorted(set(found) - set(expected))
+        raise ValueError(f"{prefix}: shards {', '.join(missing[:3])} break the set of {n}")
+    return found
+
+
+def release_table_paths(folder: str | Path, table: str) -> list[str]:
+    """The shard paths of ``table`` in the release folder ``folder`` (see ``table_paths``)."""
+    base = Path(folder) / table_folder(table)
+    try:
+        names = [f"{table_folder(table)}/{p.name}" for p in base.iterdir() if p.is_file()]
+    except OSError:
+        return []
+    return table_paths(table, names)
 
 
 def is_hidden(name: str) -> bool:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..core.names import data_path
+from ..core.names import release_table_paths, table_folder
 from ..core.sums import sha256_file
 from ..release.write import atomic_dir
 from .plan import local_files, make_plan, remote_files, render_plan, same_files
@@ -86,8 +86,9 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
         return
     build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint
     for table in TABLES:
-        if sha256_file(out / data_path(table)) != sha256_file(dist / data_path(table)):
-            raise PublishError(f"staged {data_path(table)} differs from {dist}'s: rebuild {dist} first")
+        staged, built = release_table_paths(out, table), release_table_paths(dist, table)
+        if staged != built or any(sha256_file(out / rel) != sha256_file(dist / rel) for rel in staged):
+            raise PublishError(f"staged {table_folder(table)}/ differs from {dist}'s: rebuild {dist} first")
 
 
 def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:

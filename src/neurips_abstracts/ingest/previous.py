@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS, holds_release, release_beside, data_path
+from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_paths
 from .sidecar import DumpMeta, changed_since_published
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
@@ -56,7 +56,24 @@ class PreviousRelease:
 
 def is_release(path: str | Path) -> bool:
     p = Path(path)
-    return holds_release(p) and (p / data_path("occurrences")).is_file()
+    try:
+        return holds_release(p) and bool(release_table_paths(p, "occurrences"))
+    except ValueError:  # a broken set of shards: not a whole release
+        return False
+
+
+def read_release_table(folder: str | Path, table: str, columns: list[str] | None = None):
+    """Table ``table`` of the release in ``folder``, all its shards read as one Arrow table.
+    FileNotFoundError if it has none; ValueError if its set of shards is broken."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = Path(folder)
+    paths = release_table_paths(p, table)
+    if not paths:
+        raise FileNotFoundError(str(p / data_path(table)))
+    parts = [_table(p / rel, pq, columns) for rel in paths]
+    return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
 
 
 def damaged(file: str | Path, exc: BaseException) -> DumpError:
@@ -103,8 +120,13 @@ def _check_intact(p: Path) -> None:
         raise DumpError(str(p / SUMS), f"missing: a release lists its files there; {_RESTORE}", code="damaged") from None
     if problems:
         raise DumpError(str(p / SUMS), f"{problems[0].partition(': ')[2]}; {_RESTORE}", code="damaged")
-    ids = data_path("ids")
-    read = (MANIFEST, data_path("occurrences"), ids if ids in listed or (p / ids).exists() else data_path("papers"))
+    try:
+        has_ids = bool(table_paths("ids", listed)) or bool(release_table_paths(p, "ids"))
+        kept = "ids" if has_ids else "papers"
+        read = [MANIFEST, *(table_paths("occurrences", listed) or [data_path("occurrences")]),
+                *(table_paths(kept, listed) or [data_path(kept)])]
+    except ValueError as exc:
+        raise DumpError(str(p / SUMS), f"{exc}; {_RESTORE}", code="damaged") from None
     for rel in read:
         file = p / rel
         if rel not in listed:
@@ -120,7 +142,7 @@ def _check_registry(p: Path, release: PreviousRelease) -> None:
     """Every id the registry names (records' owners, founding records) is a row of the ids table."""
     ids_file = p / data_path("ids")
     counts = json.loads((p / MANIFEST).read_text(encoding="utf-8")).get("counts", {}).get("ids")
-    if isinstance(counts, dict) and ids_file.is_file():
+    if isinstance(counts, dict) and release_table_paths(p, "ids"):
         published = sum(counts.get(s, 0) for s in ("current", "merged", "removed"))
         if published != len(release.ids):
             raise DumpError(str(ids_file), f"holds {len(release.ids)} ids, but {MANIFEST} published {published}; {_RESTORE}",
@@ -128,7 +150,7 @@ def _check_registry(p: Path, release: PreviousRelease) -> None:
     known = {r.id for r in release.ids}
     unknown = sorted({*release.owners.values(), *release.founded_by} - known)
     if unknown:
-        where = p / (data_path("ids") if (p / data_path("ids")).is_file() else MANIFEST)
+        where = p / (data_path("ids") if release_table_paths(p, "ids") else MANIFEST)
         raise DumpError(str(where), f"ids named by the release but missing from its ids table: {', '.join(unknown[:5])}; "
                         f"{_RESTORE}", code="damaged")
 
@@ -140,7 +162,7 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     version = manifest["dataset_version"]
     if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
         raise ValueError("dataset_version or inputs of the wrong type")
-    occ = _table(p / data_path("occurrences"), pq, columns=["paper_id", "source_file", "source_sha256", "byte_start"])
+    occ = read_release_table(p, "occurrences", columns=["paper_id", "source_file", "source_sha256", "byte_start"])
     shas = occ["source_sha256"].to_pylist()
     owners = {record_key(sha, start): pid for sha, start, pid in zip(shas, occ["byte_start"].to_pylist(), occ["paper_id"].to_pylist())}
     # each dump's sha256 from its records (without Table.group_by, which would import Arrow's
@@ -149,15 +171,15 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
     ids_path = p / data_path("ids")
-    if ids_path.is_file():
-        table = _table(ids_path, pq)
+    if release_table_paths(p, "ids"):
+        table = read_release_table(p, "ids")
         unknown = sorted(set(table.schema.names) - set(IdRow.__dataclass_fields__))
         if unknown:
             raise DumpError(str(ids_path), f"unknown columns {', '.join(unknown)}; {_RESTORE}", code="damaged")
         rows = table.to_pylist()
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was
-        papers = _table(p / data_path("papers"), pq, columns=["paper_id"])["paper_id"].to_pylist()
+        papers = read_release_table(p, "papers", columns=["paper_id"])["paper_id"].to_pylist()
         ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
     facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
              for i in manifest.get("inputs", []) if "added" in i}
@@ -208,8 +230,7 @@ def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    occ = pq.read_table(Path(path) / data_path("occurrences"), use_threads=False,
-                        columns=["source_file", "record_index", "line_start", "line_end", "byte_start", "byte_end", "text_raw"])
+    occ = read_release_table(path, "occurrences", columns=["source_file", "record_index", "line_start", "line_end", "byte_start", "byte_end", "text_raw"])
     rows = sorted(occ.filter(pc.equal(occ["source_file"], name)).to_pylist(), key=lambda r: r["record_index"])
     for r in rows:
         if data[r["byte_start"] : r["byte_end"]] != r["text_raw"].encode("utf-8"):

@@ -3,7 +3,7 @@ text from the template and paragraphs in templates/."""
 
 from __future__ import annotations
 
-from ..core.names import data_path
+from ..core.names import table_folder
 from ..core.schema import TABLES, hf_features_dict, table_schema
 from . import texts
 from .contents import LICENSE, Release
@@ -47,7 +47,7 @@ def card_data(r: Release):
         configs=[
             {
                 "config_name": table,
-                "data_files": [{"split": "train", "path": data_path(table)}],
+                "data_files": [{"split": "train", "path": _one_or_list(r.data[table].paths)}],
                 **({"default": True} if table == default else {}),
             }
             for table in TABLES
@@ -63,6 +63,10 @@ def card_data(r: Release):
             for table in TABLES
         ],
     )
+
+
+def _one_or_list(paths: list[str]) -> str | list[str]:
+    return paths[0] if len(paths) == 1 else paths
 
 
 def render_card(data, template: str, **fields) -> str:
@@ -109,7 +113,8 @@ def card(r: Release) -> str:
         ),
         default=default,
         hf=f"hf://datasets/{r.repo_id}@v{r.version}",
-        paths={t: data_path(t) for t in TABLES},
+        # a table of one file is read by its name; one of several shards by its folder's glob
+        paths={t: r.data[t].paths[0] if len(r.data[t].shards) == 1 else f"{table_folder(t)}/*.parquet" for t in TABLES},
         columns="\n\n".join(f"### {t}\n\n{column_table(t)}" for t in TABLES),
         references="; ".join(ref for t in TABLES for ref in _references(t)),
         stable_ids=texts.STABLE_IDS,
@@ -119,6 +124,7 @@ def card(r: Release) -> str:
         relations=relation_table(r.stats),
         config=config_block(r.config),
         row_group_mib=r.config.parquet_row_group_bytes // 2**20,
+        shard_mib=r.config.parquet_shard_bytes // 2**20,
         inputs=inputs_table(r.manifest, r.stats),
         license_text=texts.LICENSE_TEXT,
         intended_uses=texts.INTENDED_USES,

@@ -43,12 +43,28 @@ def latest_release(changelog: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class DataFile:
-    path: str
+class Shard:
+    path: str  # inside the release: data/<table>/train-0000i-of-0000n.parquet
     size: int
     sha256: str
     rows: int
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A table's Parquet files: its shards, in order."""
+
+    shards: tuple[Shard, ...]
+    rows: int
     nbytes: int  # in-memory Arrow size: what `datasets` records as a split's num_bytes
+
+    @property
+    def size(self) -> int:
+        return sum(s.size for s in self.shards)
+
+    @property
+    def paths(self) -> list[str]:
+        return [s.path for s in self.shards]
 
 
 @dataclass(frozen=True)
@@ -57,7 +73,7 @@ class Release:
     config: BuildConfig
     stats: dict
     manifest: dict
-    data: dict[str, DataFile]  # table name -> its Parquet file
+    data: dict[str, DataFile]  # table name -> its Parquet files
     changelog: str
     repo_id: str  # the Hub dataset repository every file names
     maintainers: str

@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+from ..core.names import table_folder
 from ..core.schema import TABLES, table_schema
 from . import texts
 from .contents import Release
 
 
 _CROISSANT_TYPES = {"string": "sc:Text", "integer": "sc:Integer", "number": "sc:Float", "boolean": "sc:Boolean"}
+
+
+def _source_kind(r: Release, table: str) -> str:
+    return "fileObject" if len(r.data[table].shards) == 1 else "fileSet"
+
+
+def _distribution(r: Release, table: str) -> dict:
+    """A table's Parquet: its one file, or the set of its shards (read as one, in name order)."""
+    data = r.data[table]
+    if len(data.shards) == 1:
+        return {
+            "@type": "cr:FileObject",
+            "@id": f"{table}-parquet",
+            "name": f"{table}-parquet",
+            "description": f"Parquet file of the {table} table.",
+            "contentUrl": data.shards[0].path,
+            "contentSize": f"{data.shards[0].size} B",
+            "encodingFormat": "application/x-parquet",
+            "sha256": data.shards[0].sha256,
+        }
+    return {
+        "@type": "cr:FileSet",
+        "@id": f"{table}-parquet",
+        "name": f"{table}-parquet",
+        "description": f"Parquet files of the {table} table, {len(data.shards)} shards (SHA256SUMS lists their digests).",
+        "encodingFormat": "application/x-parquet",
+        "includes": f"{table_folder(table)}/train-*-of-{len(data.shards):05d}.parquet",
+    }
 
 
 def croissant(r: Release) -> dict:
@@ -65,7 +94,7 @@ def croissant(r: Release) -> dict:
                 "name": f"{table}/{f['name']}",
                 "description": f["description"],
                 "dataType": _CROISSANT_TYPES[f["type"]],
-                "source": {"fileObject": {"@id": f"{table}-parquet"}, "extract": {"column": f["name"]}},
+                "source": {_source_kind(r, table): {"@id": f"{table}-parquet"}, "extract": {"column": f["name"]}},
             }
             if f["name"] in fk:
                 field["references"] = {"field": {"@id": fk[f["name"]]}}
@@ -105,18 +134,6 @@ def croissant(r: Release) -> dict:
         "rai:dataUseCases": texts.INTENDED_USES,
         "rai:dataSocialImpact": texts.SOCIAL_IMPACT,
         "rai:dataReleaseMaintenancePlan": texts.MAINTENANCE,
-        "distribution": [
-            {
-                "@type": "cr:FileObject",
-                "@id": f"{table}-parquet",
-                "name": f"{table}-parquet",
-                "description": f"Parquet file of the {table} table.",
-                "contentUrl": r.data[table].path,
-                "contentSize": f"{r.data[table].size} B",
-                "encodingFormat": "application/x-parquet",
-                "sha256": r.data[table].sha256,
-            }
-            for table in TABLES
-        ],
+        "distribution": [_distribution(r, table) for table in TABLES],
         "recordSet": record_sets,
     }

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, holds_release, data_path
+from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
 from ..core.resources import checkout
 from ..core.schema import TABLES
 from ..ingest.previous import damaged
@@ -124,18 +124,26 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
             raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
         raise damaged(where(MANIFEST), exc) from None
+    try:  # the shards of each table, as the release lists them (a release before SHA256SUMS: one file each)
+        listing = [line.split("  ", 1)[1] for line in read(SUMS).decode("utf-8").splitlines() if "  " in line]
+    except (OSError, ValueError):
+        listing = [data_path(t) for t in TABLES]
     tables = {}
     for t in TABLES:
         try:
-            data = read(data_path(t))
+            paths = table_paths(t, listing) or [data_path(t)]
+        except ValueError as exc:
+            raise damaged(where(SUMS), exc) from None
+        try:
+            data = [read(rel) for rel in paths]
         except (FileNotFoundError, ValueError):
             data = None
             if t != "ids":
-                raise DumpError(where(data_path(t)), "missing from the release") from None
+                raise DumpError(where(paths[0]), "missing from the release") from None
         try:
-            tables[t] = _read_parquet(data) if data is not None else None
+            tables[t] = (pa.concat_tables([_read_parquet(d) for d in data]) if data is not None else None)
         except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
-            raise damaged(where(data_path(t)), exc) from None
+            raise damaged(where(paths[0]), exc) from None
         if tables[t] is None:
             # A release from before the ids table (1.0.0): its papers were every id it had.
             pid = tables["papers"]["paper_id"]

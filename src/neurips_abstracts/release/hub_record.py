@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.names import MANIFEST, SUMS, data_path
+from ..core.names import MANIFEST, SUMS, data_path, table_paths
 
 TAG_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
 PUBLISH_TITLE = "Release {tag}"  # the title of the commit publish makes for a release (hub/plan.py)
@@ -86,8 +86,12 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
         record.foreign = [(c.commit_id, c.title) for c in after if not _PUBLISH_TITLE_RE.fullmatch(c.title or "")]
     tree = {f.path for f in call("read tagged files", lambda: list(api.list_repo_tree(
         repo_id, repo_type="dataset", revision=commit, recursive=True))) if hasattr(f, "size")}
-    ids = data_path("ids")
-    wanted = [MANIFEST, SUMS, data_path("occurrences"), ids if ids in tree else data_path("papers")]
+    try:
+        ids = table_paths("ids", tree)
+        wanted = [MANIFEST, SUMS, *(table_paths("occurrences", tree) or [data_path("occurrences")]),
+                  *(ids or table_paths("papers", tree) or [data_path("papers")])]
+    except ValueError as exc:
+        raise DumpError(f"{repo_id}@{tag}", f"the tagged release's files: {exc}") from None
     if record.moved and not set(wanted) <= set(tree):
         return record  # a moved tag on a commit that holds no release: the move is the finding
     for path in wanted:
@@ -104,16 +108,14 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
 
 def broken(record: HubRecord, dist: Path) -> list[str]:
     """The promises of the Hub's tagged release that the release in ``dist`` breaks."""
-    import pyarrow.parquet as pq
-
     from ..ids.identity import broken_promises
-    from ..ingest.previous import IdRow, record_key
+    from ..ingest.previous import IdRow, read_release_table, record_key
 
     if record.previous is None:
         return []
-    table = pq.read_table(dist / data_path("ids"), columns=list(IdRow.__dataclass_fields__))
+    table = read_release_table(dist, "ids", columns=list(IdRow.__dataclass_fields__))
     rows = [IdRow(**r) for r in table.to_pylist()]
-    occ = pq.read_table(dist / data_path("occurrences"), columns=["source_sha256", "byte_start", "paper_id"])
+    occ = read_release_table(dist, "occurrences", columns=["source_sha256", "byte_start", "paper_id"])
     keys = (record_key(s, b) for s, b in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist()))
     found = broken_promises(rows, keys, iter(occ["paper_id"].to_pylist()), record.previous)
     return [f"{what} (against {record.tag} on the Hub): {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"

@@ -10,11 +10,12 @@ else here needs; without it `verify` says the Croissant file was not validated.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import logging
 from pathlib import Path
 
-from ..core.names import MANIFEST, PACKAGE_ADVICE, SUMS, holds_release, data_path, is_built_package
+from ..core.names import MANIFEST, PACKAGE_ADVICE, SUMS, data_path, holds_release, is_built_package, table_paths
 from ..core.schema import TABLES
 from ..core.sums import read_sums, sha256_file
 from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
@@ -103,6 +104,12 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     for name in sorted(present - set(listed)):
         problems.append(f"{name}: {PACKAGE_ADVICE}" if is_built_package(name) else f"{name}: present but not listed in {SUMS}")
     actual = {name: sha256_file(dist / name) for name in sorted(present & set(listed))}
+    shards: dict[str, list[str]] = {}  # table -> its shards, as SHA256SUMS lists them
+    for t in TABLES:
+        try:
+            shards[t] = [rel for rel in table_paths(t, listed) if rel in present]
+        except ValueError as exc:
+            problems.append(f"{SUMS}: {exc}")
     for name, digest in actual.items():
         if digest != listed[name]:
             problems.append(f"{name}: sha256 {digest} does not match {SUMS} ({listed[name]})")
@@ -119,22 +126,35 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
         file = CROISSANT
         croissant = json.loads((dist / CROISSANT).read_text(encoding="utf-8"))
         for obj in croissant["distribution"]:
-            described(CROISSANT, obj["contentUrl"], obj["sha256"])
+            if obj["@type"] == "cr:FileSet":  # a sharded table: its pattern matches exactly its shards
+                table = obj["@id"].removesuffix("-parquet")
+                matched = sorted(p for p in listed if fnmatch.fnmatchcase(p, obj["includes"]))
+                if matched != shards.get(table):
+                    problems.append(f"{CROISSANT}: {obj['@id']} includes {matched}, not the shards of {table}")
+            else:
+                described(CROISSANT, obj["contentUrl"], obj["sha256"])
         file = CARD
         card = DatasetCard.load(dist / CARD).data.to_dict()
+        for config in card["configs"]:
+            declared = config["data_files"][0]["path"]
+            declared = [declared] if isinstance(declared, str) else declared
+            if declared != shards.get(config["config_name"]):
+                problems.append(f"{CARD}: {config['config_name']} names the files {declared}, not its shards")
         for info in card["dataset_info"]:
-            path = dist / data_path(info["config_name"])
-            try:
-                rows = pq.ParquetFile(path).metadata.num_rows if path.is_file() else None
-            except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
-                problems.append(f"{data_path(info['config_name'])}: unreadable Parquet ({' '.join(str(exc).split())})")
-                continue
-            if info["splits"][0]["num_examples"] != rows:
-                problems.append(f"{CARD}: {info['config_name']} declares {info['splits'][0]['num_examples']} rows, file has {rows}")
+            rows = 0
+            for rel in shards.get(info["config_name"]) or []:
+                try:
+                    rows += pq.ParquetFile(dist / rel).metadata.num_rows
+                except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
+                    problems.append(f"{rel}: unreadable Parquet ({' '.join(str(exc).split())})")
+                    rows = None
+                    break
+            if rows is not None and info["splits"][0]["num_examples"] != rows:
+                problems.append(f"{CARD}: {info['config_name']} declares {info['splits'][0]['num_examples']} rows, "
+                                f"its files have {rows}")
     except (OSError, KeyError, ValueError, TypeError) as exc:
         problems.append(f"{file}: unreadable or of the wrong shape ({type(exc).__name__}: {' '.join(str(exc).split())})")
-    missing_tables = [t for t in TABLES if not (dist / data_path(t)).is_file()]
-    problems += [f"{data_path(t)}: missing" for t in missing_tables if data_path(t) not in listed]
+    problems += [f"{data_path(t)}: missing" for t in TABLES if not shards.get(t)]
     if standards and not problems:  # the validators read the data: only bytes SHA256SUMS vouches for
         problems += frictionless_problems(dist) + croissant_problems(dist)
     return problems

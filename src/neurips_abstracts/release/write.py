@@ -11,7 +11,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from dataclasses import dataclass
+
 from ..core.config import BuildConfig
+from ..core.names import shard_path, table_folder
 from ..core.schema import hf_features_dict
 
 
@@ -70,8 +73,9 @@ def row_group_bounds(sizes: np.ndarray, limit: int) -> list[int]:
     return ends
 
 
-def _row_groups(batches: Iterable[pa.RecordBatch], limit: int) -> Iterator[pa.Table]:
-    """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes."""
+def _row_groups(batches: Iterable[pa.RecordBatch], limit: int) -> Iterator[tuple[pa.Table, int]]:
+    """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes; each with
+    its measured bytes."""
     pending: list[pa.RecordBatch] = []
     pending_bytes = 0
     for batch in batches:
@@ -84,39 +88,74 @@ def _row_groups(batches: Iterable[pa.RecordBatch], limit: int) -> Iterator[pa.Ta
             if take == 0 and not pending:
                 take = 1  # a single row past the limit is a row group of its own
             if take == 0:
-                yield pa.Table.from_batches(pending)
+                yield pa.Table.from_batches(pending), pending_bytes
                 pending, pending_bytes = [], 0
                 continue
             pending.append(batch.slice(start, take))
             pending_bytes += int(cum[take - 1])
             start += take
             if start < batch.num_rows:  # the next row does not fit
-                yield pa.Table.from_batches(pending)
+                yield pa.Table.from_batches(pending), pending_bytes
                 pending, pending_bytes = [], 0
     if pending:
-        yield pa.Table.from_batches(pending)
+        yield pa.Table.from_batches(pending), pending_bytes
 
 
-def write_parquet(table: pa.Table, name: str, path: Path, config: BuildConfig) -> None:
-    """Write ``table`` in row groups cut by bytes (``config.parquet_row_group_bytes``)."""
-    write_parquet_batches(table.to_batches(), table.schema, name, path, config)
+@dataclass(frozen=True)
+class Written:
+    """A table as written: its shard files (paths inside the release, in order, with their rows)."""
+
+    rows: int
+    nbytes: int  # in-memory Arrow size
+    shards: tuple[tuple[str, int], ...]
 
 
-def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, name: str, path: Path,
-                          config: BuildConfig) -> tuple[int, int]:
-    """Write a table that arrives a batch at a time, re-cut into row groups of at most
-    ``config.parquet_row_group_bytes`` uncompressed bytes: the same bytes as ``write_parquet`` of
-    the whole table, without the whole table in memory. Returns (rows, in-memory Arrow size)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_parquet(table: pa.Table, name: str, out: Path, config: BuildConfig) -> Written:
+    """Write ``table`` as table ``name`` of the release in ``out`` (see ``write_parquet_batches``)."""
+    return write_parquet_batches(table.to_batches(), table.schema, name, out, config)
+
+
+def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, name: str, out: Path,
+                          config: BuildConfig) -> Written:
+    """Write a table that arrives a batch at a time into the release folder ``out``, re-cut into
+    row groups of at most ``config.parquet_row_group_bytes`` uncompressed bytes, and the row
+    groups into shard files of at most ``config.parquet_shard_bytes`` (at least one row group
+    each; a file compresses below its measure), named as the Hub names them: the same bytes
+    as ``write_parquet`` of the whole table, without the whole table in memory. Cuts are a
+    function of the rows alone, so a table that grows at its end changes only its last shard
+    and the shard names. An empty table is one shard without rows."""
+    folder = out / table_folder(name)
+    folder.mkdir(parents=True, exist_ok=True)
     rows = nbytes = 0
     schema = _with_features(schema.remove_metadata(), name)
-    with pq.ParquetWriter(path, schema, **_parquet_options(config)) as writer:
-        for group in _row_groups(batches, config.parquet_row_group_bytes):
+    parts: list[tuple[Path, int]] = []  # written under a temporary name until the count is known
+    writer, measured = None, 0
+    try:
+        for group, group_bytes in _row_groups(batches, config.parquet_row_group_bytes):
+            if writer is not None and measured + group_bytes > config.parquet_shard_bytes:
+                writer.close()
+                writer = None
+            if writer is None:
+                parts.append((folder / f".part-{len(parts)}", 0))
+                writer, measured = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config)), 0
             group = group.replace_schema_metadata(schema.metadata)
             writer.write_table(group, row_group_size=group.num_rows)
+            parts[-1] = (parts[-1][0], parts[-1][1] + group.num_rows)
+            measured += group_bytes
             rows += group.num_rows
             nbytes += group.nbytes
-    return rows, nbytes
+        if writer is None:
+            parts.append((folder / ".part-0", 0))
+            writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config))
+    finally:
+        if writer is not None:
+            writer.close()
+    shards = []
+    for i, (part, n_rows) in enumerate(parts):
+        path = shard_path(name, i, len(parts))
+        part.rename(out / path)
+        shards.append((path, n_rows))
+    return Written(rows, nbytes, tuple(shards))
 
 
 def dumps_json(data) -> str:
