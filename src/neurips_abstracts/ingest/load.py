@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.errors import DumpError
+from ..core.errors import NO_RAW_FOLDER, DumpError
 from ..core.names import DUMP_SUFFIX, NAME_RE, NAME_RULE, SIDECAR_SUFFIX, dump_of_sidecar, is_hidden
 from .sidecar import DumpMeta, read_sidecars
 
@@ -89,7 +89,7 @@ def dump_paths(raw_dir: str | Path) -> list[Path]:
     """
     raw = Path(raw_dir)
     if not raw.is_dir():
-        what = "not a folder" if raw.exists() else "raw folder not found"
+        what = "not a folder" if raw.exists() else NO_RAW_FOLDER
         raise DumpError(str(raw_dir), what, code="missing")
     dumps, problems = folder_entries(raw, str(raw_dir))
     if problems:
