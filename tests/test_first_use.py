@@ -73,3 +73,27 @@ def test_the_corpus_suite_names_what_is_missing_and_where_it_comes_from(tmp_path
     (tmp_path / "shared" / "corpora" / "neurips2018").mkdir(parents=True)
     (tmp_path / "shared" / "corpora" / "neurips2018" / "papers.jsonl.zst").write_bytes(b"")
     assert "neurips2018/papers" not in shared_missing(tmp_path / "shared")
+
+
+def test_publish_dry_run_says_the_changelog_lacks_the_new_version(tmp_path):
+    """The release steps write the version's dated CHANGELOG entry before publishing; a dry run
+    of a build without it says so and names the command that writes it."""
+    import json
+
+    from neurips_abstracts.release.contents import missing_entry
+
+    from .test_publish import make_project
+
+    root = make_project(tmp_path)
+    version = json.loads((root / "dist" / "build_manifest.json").read_text())["dataset_version"]
+    changelog = (root / "dist" / "CHANGELOG.md").read_text(encoding="utf-8")
+    proc = run_cli("publish", "--dry-run", cwd=root)
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
+    if missing_entry(changelog, version) is None:  # the checkout's CHANGELOG is at a release
+        assert notes == [], proc.stderr
+        changelog = changelog.replace(f"## {version} (", f"## {version}-unreleased (")
+    else:
+        assert notes == [f"note: {missing_entry(changelog, version)}"], proc.stderr
+        assert f"CHANGELOG.md has no dated entry for {version}" in notes[0] and "--write-changelog" in notes[0]
+    assert missing_entry(changelog, version).startswith(f"CHANGELOG.md has no dated entry for {version}")
+    assert missing_entry(f"# Changelog\n\n## {version} (2026-12-01)\n", version) is None

@@ -42,6 +42,17 @@ def latest_release(changelog: str) -> str | None:
     return m[1] if m else None
 
 
+def missing_entry(changelog: str, version: str) -> str | None:
+    """What to do before publishing ``version`` when CHANGELOG.md has no dated entry for it
+    (None: it has one): the release step that writes it."""
+    if changelog_date(changelog, version):
+        return None
+    previous = latest_release(changelog) or "<previous version>"
+    return (f"CHANGELOG.md has no dated entry for {version}: write it with `python build_dataset.py diff {previous} "
+            "dist --write-changelog`, build again and commit (the release would go out without it, and without "
+            "a date of publication)")
+
+
 @dataclass(frozen=True)
 class DataFile:
     path: str
