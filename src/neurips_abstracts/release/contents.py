@@ -75,8 +75,14 @@ class Release:
 
     @property
     def date_published(self) -> str | None:
-        """The date of this version's CHANGELOG entry."""
-        return changelog_date(self.changelog, self.version)
+        """The date of this version's CHANGELOG entry, written when it is released. A build
+        between releases has none yet: it gives the day its newest dump was added (the data it
+        holds is of that day), from the manifest, so the same raw/ gives the same date on any
+        day; else the newest release's date (None: no dates at all)."""
+        added = [f["added"] for f in self.manifest.get("inputs", []) if f.get("added")]
+        newest = latest_release(self.changelog)
+        return (changelog_date(self.changelog, self.version) or max(added, default=None)
+                or (changelog_date(self.changelog, newest) if newest else None))
 
     @property
     def url(self) -> str:
