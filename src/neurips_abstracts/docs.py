@@ -39,9 +39,17 @@ def pinned_load_block(manifest: dict, repo_id: str | None = None, changelog: str
     newest one ``changelog`` dates, since the committed build's may not be released yet (its
     version is the next release's)."""
     repo_id = repo_id or hub_repo()
-    tag = f"v{latest_release(changelog) or manifest['dataset_version']}"
+    newest, version = latest_release(changelog), manifest["dataset_version"]
+    tag = f"v{newest or version}"
     hf = f"hf://datasets/{repo_id}@{tag}/data"
-    return f"""```python
+    if newest == version:
+        said = f"Version {version}, the newest release in CHANGELOG.md, is the build in `dist/` (tag `{tag}`, made by `publish`)."
+    else:
+        said = ((f"Version {newest} is the newest release in CHANGELOG.md; " if newest else "Nothing is released yet; ")
+                + f"the build in `dist/` is version {version}, to be tagged `v{version}` by `publish` when it is released.")
+    return f"""{said}
+
+```python
 from datasets import load_dataset
 papers = load_dataset("{repo_id}", revision="{tag}", split="train")
 occurrences = load_dataset("{repo_id}", "occurrences", revision="{tag}", split="train")

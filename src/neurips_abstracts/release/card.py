@@ -108,6 +108,7 @@ def card(r: Release) -> str:
             f'{t} = load_dataset("{r.repo_id}", {config_arg[t]}revision="v{r.version}", split="train")' for t in TABLES
         ),
         default=default,
+        load_note=r.load_note(),
         hf=f"hf://datasets/{r.repo_id}@v{r.version}",
         paths={t: data_path(t) for t in TABLES},
         columns="\n\n".join(f"### {t}\n\n{column_table(t)}" for t in TABLES),

@@ -89,8 +89,37 @@ class Release:
         return f"https://huggingface.co/datasets/{self.repo_id}"
 
     @property
+    def tag(self) -> str:
+        """The tag ``publish`` gives this release on the Hub."""
+        return f"v{self.version}"
+
+    @property
+    def released(self) -> bool:
+        """Whether this version has its dated CHANGELOG entry: the release step that comes
+        right before ``publish`` makes its tag. A build without one names its tag as one still
+        to be made, never as one that exists."""
+        return changelog_date(self.changelog, self.version) is not None
+
+    def tag_words(self) -> str:
+        """How a file names the release's tag: the one place that says whether it exists yet."""
+        if self.released:
+            return f"tag `{self.tag}`, made by `publish`"
+        return f"to be tagged `{self.tag}` by `publish`: version {self.version} is not released yet"
+
+    def load_note(self) -> str:
+        """The card's word on the tag its load examples pin."""
+        if self.released:
+            return f"Pinned to tag `{self.tag}`, which `publish` makes as it uploads this release."
+        newest = latest_release(self.changelog)
+        until = f"pin `v{newest}`, the newest release, or load" if newest else "load"
+        return (f"Version {self.version} is not released yet: the examples pin `{self.tag}`, to be tagged by "
+                f"`publish` when it is; until then, {until} a local copy.")
+
+    @property
     def license_url(self) -> str:
-        return f"{self.url}/blob/v{self.version}/LICENSE.md"
+        """The terms, at this release's tag once it has one (else the repository's main branch,
+        where the newest release's copy is)."""
+        return f"{self.url}/blob/{self.tag if self.released else 'main'}/LICENSE.md"
 
     def citation(self) -> str:
         return texts.citation(self.version, self.repo_id, self.maintainers)
