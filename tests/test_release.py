@@ -215,6 +215,7 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
     root = tmp_path / "root"
     root.mkdir()
     shutil.copy(ROOT / "README.md", root / "README.md")
+    shutil.copy(ROOT / "CONTRIBUTING.md", root / "CONTRIBUTING.md")
     shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
     shutil.copy(ROOT / "benchmarks" / "README.md", root / "benchmarks" / "README.md")
     refresh(seeds_dist, root)  # what `build` does to the project's docs
@@ -257,7 +258,8 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     project = tmp_path / "project"
     for name in ("src", "schema", "templates", "benchmarks/results"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "benchmarks/README.md"):
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
+                 "benchmarks/README.md"):
         shutil.copy(ROOT / name, project / name)
     shutil.copytree(SEED_DIR, project / "raw")
 
@@ -515,7 +517,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     check = run("check")
     assert check.returncode == 0, check.stderr[-3000:]
     assert check.stdout == "dist/ is up to date with raw/; no checkout of the project here (an installed package), " \
-        "so the project's README.md, DATASHEET.md and benchmarks/README.md were not compared\n"
+        "so the project's README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md were not compared\n"
     no_docs = run("check", "--no-docs", module=True)
     assert no_docs.returncode == 0 and no_docs.stdout.startswith("dist/ is up to date with raw/; --no-docs:"), no_docs.stderr
     (elsewhere / "dist" / "DATASHEET.md").write_text("edited\n")

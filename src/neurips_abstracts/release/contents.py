@@ -36,6 +36,11 @@ def changelog_date(changelog: str, version: str) -> str | None:
     return next((m[2] for m in _RELEASED_RE.finditer(changelog) if m[1] == version), None)
 
 
+def released_versions(changelog: str) -> list[str]:
+    """The versions CHANGELOG.md dates, newest first."""
+    return [m[1] for m in _RELEASED_RE.finditer(changelog)]
+
+
 def latest_release(changelog: str) -> str | None:
     """The newest version with a dated CHANGELOG entry: the last one released (entries are newest first)."""
     m = _RELEASED_RE.search(changelog)
