@@ -123,3 +123,25 @@ def test_the_readme_says_where_the_corpus_suite_reads_from():
     assert "`python -m pytest -m corpus` (the real abstracts of NeurIPS 2018 and 2023 in `../shared/corpora/`" in said
     assert "kept out of the repository" in said and "a run without it fails naming each missing file" in said
     _ = sys  # the corpus message itself: test_first_use.py::test_the_corpus_suite_names_what_is_missing_and_where_it_comes_from
+
+
+def test_a_reader_given_every_table_at_once_fails_as_the_docs_say(seeds_dist, tmp_path, monkeypatch):
+    """README and the card say why they load one table at a time: the forms that read all three
+    tables' files together fail on their schemas. (The per-table forms run in test_docs_run.)"""
+    import datasets
+    import polars as pl
+    import pytest
+
+    for doc in (README, (seeds_dist / "README.md").read_text(encoding="utf-8")):
+        assert 'load_dataset("parquet", data_dir=' in doc and 'pl.read_parquet(' in doc and "fails on their schemas" in doc
+    with pytest.raises(Exception, match="(?i)schema|column"):
+        pl.read_parquet(str(seeds_dist / "data" / "*" / "*.parquet"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(Exception) as caught:
+        datasets.load_dataset("parquet", data_dir=str(seeds_dist), cache_dir=str(tmp_path / "cache"))
+    chain, exc = [], caught.value
+    while exc is not None:
+        chain.append(str(exc))
+        exc = exc.__cause__ or exc.__context__
+    assert any(re.search(r"(?i)schema|column", text) for text in chain), chain
