@@ -30,7 +30,7 @@ def _build(tmp_path, monkeypatch, changelog: str, version: str = "9.9.0"):
 def test_an_unreleased_build_names_its_tag_as_one_still_to_be_made(tmp_path, monkeypatch):
     card, sheet, croissant = _build(tmp_path, monkeypatch, "# Changelog\n\n## 9.8.0 (2027-01-01)\n\n- Before.\n")
     to_be = "to be tagged `v9.9.0` by `publish`"
-    assert f"{to_be}: version 9.9.0 is not released yet" in sheet
+    assert f"{to_be} (version 9.9.0 is not released yet)" in sheet
     assert "tag `v9.9.0`" not in sheet
     assert "Version 9.9.0 is not released yet: the examples pin `v9.9.0`, to be tagged by `publish` when it is; " \
            "until then, pin `v9.8.0`, the newest release, or load a local copy." in card

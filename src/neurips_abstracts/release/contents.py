@@ -109,7 +109,7 @@ class Release:
         """How a file names the release's tag: the one place that says whether it exists yet."""
         if self.released:
             return f"tag `{self.tag}`, made by `publish`"
-        return f"to be tagged `{self.tag}` by `publish`: version {self.version} is not released yet"
+        return f"to be tagged `{self.tag}` by `publish` (version {self.version} is not released yet)"
 
     def load_note(self) -> str:
         """The card's word on the tag its load examples pin."""
