@@ -73,6 +73,9 @@ def _git(cwd: Path, *args: str) -> str:
 def fresh_copy(dest: Path) -> Path:
     """A clone of this repository with the working tree's files (changed, new, deleted) on top,
     committed: what a clone of the project would be with this work merged."""
+    shallow = _git(ROOT, "rev-parse", "--is-shallow-repository").strip() == "true"
+    assert not shallow, ("this clone is shallow: CONTRIBUTING's release step reads the project's history "
+                         "(git fetch --unshallow, or actions/checkout with fetch-depth: 0)")
     subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], check=True, capture_output=True)
     for rel in _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0"):
         if rel and (ROOT / rel).is_file():
