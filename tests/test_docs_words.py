@@ -145,3 +145,14 @@ def test_a_reader_given_every_table_at_once_fails_as_the_docs_say(seeds_dist, tm
         chain.append(str(exc))
         exc = exc.__cause__ or exc.__context__
     assert any(re.search(r"(?i)schema|column", text) for text in chain), chain
+
+
+def test_the_command_table_names_every_generated_doc():
+    """`build` refreshes and `check` compares every file of GENERATED_DOCS; their rows say so."""
+    from neurips_abstracts.docs import GENERATED_DOCS
+
+    names = re.split(r", | and ", GENERATED_DOCS)
+    assert names and "CONTRIBUTING.md" in names
+    for command in ("build", "check"):
+        row = next(line for line in README.splitlines() if line.startswith(f"| `{command}` |"))
+        assert all(f"`{n}`" in row or (n == "README.md" and "this README" in row) for n in names), (command, row)
