@@ -193,11 +193,26 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+# Where ../shared comes from, for the message of a corpus test that cannot find it.
+SHARED_ORIGIN = ("../shared is the team's folder of real abstracts (corpora/neurips2018 and corpora/neurips2023, "
+                 "papers.jsonl.zst and dumps/), kept out of the repository: put it, or a link to it, beside the clone")
+
+
+def shared_missing(shared: Path = SHARED, years: tuple[int, ...] = (2018, 2023)) -> str | None:
+    """What a corpus test lacks in ``shared`` (None: nothing), naming each missing file."""
+    missing = [shared / "corpora" / f"neurips{y}" / "papers.jsonl.zst" for y in years]
+    missing = [p for p in missing if not p.is_file()]
+    if not missing:
+        return None
+    return f"missing {', '.join(p.as_posix() for p in missing)}: {SHARED_ORIGIN}; then run {CORPUS_HINT.split(' (')[0]}"
+
+
 def require_shared() -> None:
     """Fail (never skip) where ../shared is absent: only `corpus` tests read it, and those run
     only when asked for."""
-    if not CORPORA.is_dir():
-        pytest.fail(f"{CORPORA} is missing: corpus tests need the real corpora beside the clone", pytrace=False)
+    problem = shared_missing()
+    if problem:
+        pytest.fail(problem, pytrace=False)
 
 
 def corpus_abstracts(year: int) -> list[str]:

@@ -136,6 +136,22 @@ def test_word_excerpt():
     assert word_excerpt("a  b", "a b") == "(same words; spacing or case changed)"
 
 
+def test_word_excerpt_never_shows_a_deleted_word_as_context():
+    """Issue 34: the context after a change came from the old text, so a word deleted by a later
+    change read as part of the new abstract. Every word outside the markers is now in both texts,
+    and the second change is marked where it is."""
+    old = "we train the model on old data and report the accuracy of the model on many benchmarks today"
+    new = "we train the model on new data and report the loss of the model on many benchmarks today"
+    excerpt = word_excerpt(old, new)
+    assert excerpt == ("we train the model on [-old-] {+new+} data and report the [-accuracy-] {+loss+} "
+                       "of the model on many benchmarks today")
+    context = re.sub(r"\[-.*?-\]|\{\+.*?\+\}", " ", excerpt).split()
+    assert all(w in new.split() and w in old.split() for w in context)
+    far = " ".join(f"w{i}" for i in range(40))
+    excerpt = word_excerpt(far, far.replace("w3 ", "x ").replace("w30 ", "y ").replace("w35 ", "z "))
+    assert excerpt == "w0 w1 w2 [-w3-] {+x+} w4 w5 w6 w7 w8 w9 w10 w11 … (+2 more changes)"
+
+
 def test_changelog_entry_written_once(builds, tmp_path):
     tmp, *_ = builds
     d = compare(load_side(str(tmp / "old")), load_side(str(tmp / "new")))
@@ -159,3 +175,33 @@ def test_a_version_outside_a_git_clone_says_it_needs_one(tmp_path):
 
     with pytest.raises(DumpError, match="not a git clone of the project.*run this in a clone, or give a release folder"):
         load_side("1.0.0", repo=tmp_path)
+
+
+def _side(relations: dict[str, str]):
+    """A release of one paper whose records (occurrence id -> relation) are as given."""
+    import pyarrow as pa
+
+    from neurips_abstracts.release.diff import Side
+
+    papers = pa.table({"paper_id": ["p"], "abstract": ["a"], "abstract_sha256": ["h"], "abstract_plain": ["a"]})
+    occ = pa.table({"occurrence_id": list(relations), "paper_id": ["p"] * len(relations),
+                    "relation": list(relations.values()), "similarity": [1.0] * len(relations),
+                    "source_file": ["000_0000000000000000.txt"] * len(relations), "line_start": list(range(len(relations)))})
+    ids = pa.table({"id": ["p"], "paper_id": ["p"], "status": ["current"]})
+    return Side("x", {"papers": papers, "occurrences": occ, "ids": ids}, "1.0.0")
+
+
+def test_diff_names_duplicates_that_changed_kind_both_ways():
+    """Issue 34: one exact duplicate became near while a near one became exact; the counts stay
+    the same, and the summary and the changelog entry say what moved."""
+    old = _side({"o1": "canonical", "o2": "exact_duplicate", "o3": "near_duplicate"})
+    new = _side({"o1": "canonical", "o2": "near_duplicate", "o3": "exact_duplicate"})
+    d = compare(old, new)
+    assert d["old"]["counts"] == d["new"]["counts"]
+    assert d["relation_moves"] == {"exact_duplicate → near_duplicate": 1, "near_duplicate → exact_duplicate": 1}
+    line = "Duplicates whose relation changed: exact duplicate → near duplicate: 1; near duplicate → exact duplicate: 1."
+    assert line in to_markdown(d)
+    from neurips_abstracts.release.diff import changelog_entry
+
+    assert f"- {line}" in changelog_entry(d, "2026-12-01")
+    assert "relation changed" not in to_markdown(compare(old, old))

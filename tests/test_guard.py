@@ -112,7 +112,7 @@ def test_add_target_must_be_a_raw_folder(ws):
     (ws / "link").symlink_to(ws / "raw")
     for bad, reason in [(ws / "dist", "build_manifest.json"), (ws / "dist" / "data", "inside the release"),
                         (ws / "project", "pyproject.toml"), (Path("."), "current folder"), (ws / "link", "symbolic link"),
-                        (ws / "missing", "not found"), (ws / "raw" / "000_400c640f3220c26d.txt", "is a file")]:
+                        (ws / "missing", "no such folder"), (ws / "raw" / "000_400c640f3220c26d.txt", "is a file")]:
         with pytest.raises(Refused, match=reason):
             check_raw_target(bad)
     assert check_raw_target(ws / "raw") == (ws / "raw").resolve()

@@ -215,6 +215,7 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
     root = tmp_path / "root"
     root.mkdir()
     shutil.copy(ROOT / "README.md", root / "README.md")
+    shutil.copy(ROOT / "CONTRIBUTING.md", root / "CONTRIBUTING.md")
     shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
     shutil.copy(ROOT / "benchmarks" / "README.md", root / "benchmarks" / "README.md")
     refresh(seeds_dist, root)  # what `build` does to the project's docs
@@ -257,7 +258,8 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     project = tmp_path / "project"
     for name in ("src", "schema", "templates", "benchmarks/results"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "benchmarks/README.md"):
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
+                 "benchmarks/README.md"):
         shutil.copy(ROOT / name, project / name)
     shutil.copytree(SEED_DIR, project / "raw")
 
@@ -336,14 +338,11 @@ def test_release_validates_with_the_real_tools(releases, which, tmp_path, monkey
     cli = str(Path(sys.executable).with_name("mlcroissant"))
     proc = subprocess.run([cli, "validate", "--jsonld", str(folder / "croissant.json")], capture_output=True, text=True)
     assert proc.returncode == 0 and "Done" in proc.stderr, proc.stderr[-2000:]
-    # The only warning allowed is for a build between releases: no CHANGELOG date yet, so no
-    # datePublished (the release step dates the entry; test_date_published_comes_from_the_changelog)
-    from neurips_abstracts.release.verify import _unreleased
-
+    # No warning at all, a build between releases included: it carries a datePublished too
+    # (test_date_published_comes_from_the_changelog)
     lines = proc.stderr.splitlines()
     warned = [line for line in lines if line.lstrip().startswith("-  [")]
-    allowed = [w for w in warned if _unreleased(folder) and "datePublished" in w]
-    assert warned == allowed and sum("warning" in line.lower() for line in lines) == (1 if allowed else 0), proc.stderr[-2000:]
+    assert warned == [] and not any("warning" in line.lower() for line in lines), proc.stderr[-2000:]
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     for config in TABLES:
@@ -399,8 +398,8 @@ def test_card_and_datasheet_say_what_they_hold(releases):
 @pytest.mark.parametrize("dated", [True, False])
 def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypatch, dated):
     """A version whose CHANGELOG entry is dated (released) carries that date as Croissant's
-    datePublished; a build between releases (no dated entry yet) carries none, and verify
-    accepts it."""
+    datePublished; a build between releases (no dated entry yet) carries the day its newest dump
+    was added, from the manifest, never the day it was built; mlcroissant has nothing to warn of."""
     from neurips_abstracts import build as build_module
     from neurips_abstracts.build import build
     from neurips_abstracts.core import resources
@@ -415,8 +414,15 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     build(SEED_DIR, tmp_path / "dist", previous=None)
     croissant = json.loads((tmp_path / "dist" / "croissant.json").read_text())
     assert croissant["version"] == "9.9.0"
-    assert croissant.get("datePublished") == ("2027-01-31" if dated else None)
+    added = max(f["added"] for f in json.loads((tmp_path / "dist" / "build_manifest.json").read_text())["inputs"])
+    assert croissant["datePublished"] == ("2027-01-31" if dated else added)
     assert verify(tmp_path / "dist") == []
+    from neurips_abstracts.release.verify import croissant_problems
+
+    import mlcroissant as mlc
+
+    issues = mlc.Dataset(jsonld=str(tmp_path / "dist" / "croissant.json")).metadata.ctx.issues
+    assert not [w for w in issues.warnings if "datePublished" in w] and croissant_problems(tmp_path / "dist") == []
 
 
 def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp_path):
@@ -511,7 +517,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     check = run("check")
     assert check.returncode == 0, check.stderr[-3000:]
     assert check.stdout == "dist/ is up to date with raw/; no checkout of the project here (an installed package), " \
-        "so the project's README.md, DATASHEET.md and benchmarks/README.md were not compared\n"
+        "so the project's README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md were not compared\n"
     no_docs = run("check", "--no-docs", module=True)
     assert no_docs.returncode == 0 and no_docs.stdout.startswith("dist/ is up to date with raw/; --no-docs:"), no_docs.stderr
     (elsewhere / "dist" / "DATASHEET.md").write_text("edited\n")

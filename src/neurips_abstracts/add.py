@@ -83,10 +83,10 @@ def plan_add(
             check_date(crawled_at, "--crawled-at")
             if crawled_at > added:
                 raise ValueError(f"--crawled-at {crawled_at} is after the date it is added ({added})")
-    except ValueError as exc:
-        raise AddError(str(exc)) from None
+    except ValueError as exc:  # the option is about the dump: named as every finding is
+        raise AddError(f"{src}: error: not added: {exc}") from None
     if source_url is not None and not _URL_RE.match(source_url):
-        raise AddError(f"--source-url must be an http(s) URL, got {source_url!r}")
+        raise AddError(f"{src}: error: not added: --source-url must be an http(s) URL, got {source_url!r}")
 
     if src.exists() and not src.is_file():
         raise AddError(f"{src}: error: not added: not a regular file")

@@ -286,7 +286,7 @@ def check(
 ) -> list[str]:
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
-    DATASHEET.md, README.md and benchmarks/README.md."""
+    DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md."""
     from .docs import stale
 
     if not Path(dist).exists():

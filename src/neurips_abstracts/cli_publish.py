@@ -109,10 +109,13 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
             failures.append(str(exc))
         if not get_token():
             failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
+        note = _changelog_note(dist)
         if dry_run:
             click.echo(render_plan(make_plan(staged, repo_id, revision, None), remote_known=False))
             if stage_dir:
                 click.echo(f"staged in {stage_dir}/: exactly the files listed above")
+            if note:
+                click.echo(as_invoked(f"note: {note}"), err=True)
             for failure in failures:
                 click.echo(as_invoked(f"would refuse: {failure}"), err=True)
             sys.exit(1 if failures else 0)
@@ -120,6 +123,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
             for failure in failures:
                 click.echo(as_invoked(f"refused: {failure}"), err=True)
             sys.exit(1)
+        if note:
+            click.echo(as_invoked(f"note: {note}"), err=True)
         try:
             result = run_publish(
                 staged, repo_id, revision=revision, private=private, force_tag=force_tag,
@@ -134,3 +139,17 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     click.echo(f"commit: {result['commit_url']}")
     click.echo(f"tag:    {result['tag_url']}")
     click.echo(f"load:   from datasets import load_dataset; {result['load']}")
+
+
+def _changelog_note(dist: Path) -> str | None:
+    """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
+    import json
+
+    from .core.names import MANIFEST
+    from .release.contents import CHANGELOG, missing_entry
+
+    try:
+        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+        return missing_entry((dist / CHANGELOG).read_text(encoding="utf-8"), version)
+    except (OSError, ValueError, KeyError, TypeError):  # verify names a damaged release
+        return None

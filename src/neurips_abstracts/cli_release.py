@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
-from .core.config import MAX_WORKERS, POOL_MIN_BYTES
+from .core.config import MAX_DUMP_BYTES, MAX_WORKERS, POOL_MIN_BYTES
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.words import plural
@@ -25,7 +25,7 @@ from .release.contracts import ContractError
                    "project has published before].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
-              help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process); the output is the same for any number  [default: the usable cores, at most 2].")
+              help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process; this is no size limit: one dump may hold up to {MAX_DUMP_BYTES // 2**20} MiB); the output is the same for any number  [default: the usable cores, at most 2].")
 # Paused for the whole command, the build's imports included: they make hundreds of thousands of
 # objects and no garbage, yet set off some two hundred collections, a tenth of a seeds build's CPU.
 @gc_paused()
@@ -73,11 +73,11 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 @click.command(cls=AsInvokedCommand)
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
-@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, DATASHEET.md and benchmarks/README.md.")
+@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md.")
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     """Rebuild RAW into a temporary folder and fail if DIST differs from it.
 
-    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md, README.md and
+    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md, README.md, CONTRIBUTING.md and
     benchmarks/README.md are compared too (unless --no-docs); anywhere else (an installed package, another folder)
     only DIST is, and the message says so. Exits 1 and names every stale file;
     `python build_dataset.py build` fixes them.

@@ -1,5 +1,5 @@
-"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md and
-benchmarks/README.md.
+"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md,
+CONTRIBUTING.md and benchmarks/README.md.
 
 They are made from a build (dist/) and from benchmark results (benchmarks/results/), never typed
 by hand: README.md holds one headline per benchmark, benchmarks/README.md the full tables.
@@ -16,7 +16,9 @@ from pathlib import Path
 from .core.names import MANIFEST
 from .core.words import plural
 from .core.resources import CHECKOUT_ROOT, checkout, hub_repo
-from .release.contents import CHANGELOG, DATASHEET, latest_release
+from .release.contents import CHANGELOG, DATASHEET, latest_release, released_versions
+
+CONTRIBUTING = "CONTRIBUTING.md"
 
 _BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
@@ -34,19 +36,33 @@ def stats_block(manifest: dict) -> str:
     )
 
 
+# Marks a block of the docs that tests/test_docs_run.py does not run, with the reason.
+NEEDS_HUB = "<!-- skip: needs the Hub -->"
+
+
 def pinned_load_block(manifest: dict, repo_id: str | None = None, changelog: str = "") -> str:
     """How to load a released version from the configured Hub repository (hub-repo): the
     newest one ``changelog`` dates, since the committed build's may not be released yet (its
     version is the next release's)."""
     repo_id = repo_id or hub_repo()
-    tag = f"v{latest_release(changelog) or manifest['dataset_version']}"
+    newest, version = latest_release(changelog), manifest["dataset_version"]
+    tag = f"v{newest or version}"
     hf = f"hf://datasets/{repo_id}@{tag}/data"
-    return f"""```python
+    if newest == version:
+        said = f"Version {version}, the newest release in CHANGELOG.md, is the build in `dist/` (tag `{tag}`, made by `publish`)."
+    else:
+        said = ((f"Version {newest} is the newest release in CHANGELOG.md; " if newest else "Nothing is released yet; ")
+                + f"the build in `dist/` is version {version}, to be tagged `v{version}` by `publish` when it is released.")
+    return f"""{said}
+
+{NEEDS_HUB}
+```python
 from datasets import load_dataset
 papers = load_dataset("{repo_id}", revision="{tag}", split="train")
 occurrences = load_dataset("{repo_id}", "occurrences", revision="{tag}", split="train")
 ```
 
+{NEEDS_HUB}
 ```python
 import pandas as pd
 papers = pd.read_parquet("{hf}/papers/train-00000-of-00001.parquet")
@@ -55,6 +71,22 @@ papers = pd.read_parquet("{hf}/papers/train-00000-of-00001.parquet")
 ```sql
 -- DuckDB
 SELECT count(*) FROM '{hf}/occurrences/train-00000-of-00001.parquet';
+```
+"""
+
+
+def release_steps_block(manifest: dict, changelog: str) -> str:
+    """CONTRIBUTING's release commands for the build's version: ``diff`` against the newest
+    release CHANGELOG.md dates before it (the previous release), then the build that copies the
+    new entry into dist/, then the commit."""
+    version = manifest["dataset_version"]
+    previous = next((v for v in released_versions(changelog) if v != version), None)
+    diff = (f"python build_dataset.py diff {previous} dist --write-changelog" if previous
+            else "# the first release: CHANGELOG.md gets its entry by hand")
+    return f"""```bash
+{diff}
+python build_dataset.py build
+git add CHANGELOG.md dist DATASHEET.md README.md {CONTRIBUTING} && git commit -m "Release {version}"
 ```
 """
 
@@ -97,18 +129,19 @@ def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
 
 
 def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
-    """What ``root``'s DATASHEET.md, README.md and benchmarks/README.md should say for the build in
+    """What ``root``'s DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md should say for the build in
     ``dist`` and the results in benchmarks/results/ (None: a README that is missing)."""
     manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
     blocks = _benchmark_docs(root)
     changelog = (dist / CHANGELOG).read_text(encoding="utf-8")
     blocks[root / "README.md"] |= {"stats": stats_block(manifest),
                                    "pinned-load": pinned_load_block(manifest, changelog=changelog)}
+    blocks[root / CONTRIBUTING] = {"release-steps": release_steps_block(manifest, changelog)}
     return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
 
 
 # The project's generated docs, as messages name them.
-GENERATED_DOCS = "README.md, DATASHEET.md and benchmarks/README.md"
+GENERATED_DOCS = "README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md"
 
 
 def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
@@ -143,4 +176,4 @@ def missing_by_hand(names: list[str], root: Path = CHECKOUT_ROOT) -> list[str]:
     are generated, the rest is written by hand, so no build can make them again."""
     from .benchmark_docs import BENCHMARKS_README
 
-    return [n for n in names if n in ("README.md", BENCHMARKS_README) and not (root / n).is_file()]
+    return [n for n in names if n in ("README.md", CONTRIBUTING, BENCHMARKS_README) and not (root / n).is_file()]

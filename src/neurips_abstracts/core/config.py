@@ -94,6 +94,8 @@ def usable_cores() -> int:
 DEFAULT_WORKERS = min(2, usable_cores())
 # ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
 MAX_WORKERS = 61
+# The largest dump a build reads (validate's `size` error): over this, it is no paper list.
+MAX_DUMP_BYTES = 64 * 2**20
 # A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
 # text rules) costs more than they save on a few megabytes.
 POOL_MIN_BYTES = 32 * 2**20

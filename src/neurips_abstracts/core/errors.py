@@ -4,6 +4,12 @@ refusal, ``AddError``, carries ``validate``'s findings instead, each naming its 
 from __future__ import annotations
 
 
+# What a command says of a raw folder that is not there (build, check, validate, add): most often
+# the command was run outside the project's folder.
+NO_RAW_FOLDER = ("no such folder: the dumps live in the project's raw/ folder; run the command in the folder "
+                 "holding raw/ and dist/ (a clone of the project), or name the folder with --raw")
+
+
 class DumpError(ValueError):
     """A dump (or the raw/ folder) that cannot be built, with where the problem is and the name
     of the rule it breaks (``code``, as `validate` reports it)."""

@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .errors import DumpError
+from .errors import NO_RAW_FOLDER, DumpError
 from .names import is_hidden
 from .names import DUMP_SUFFIX, MANIFEST, PACKAGE_ADVICE, is_built_package, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
 
@@ -173,7 +173,7 @@ def check_raw_target(raw: str | Path) -> Path:
     if raw.is_symlink():
         raise Refused(raw, f"it is a symbolic link ({SYMLINK_POLICY}): give the raw folder itself")
     if not raw.exists():
-        raise Refused(raw, "raw folder not found")
+        raise Refused(raw, NO_RAW_FOLDER)
     if not raw.is_dir():
         raise Refused(raw, "it is a file, not a raw folder")
     real = _resolve(raw)

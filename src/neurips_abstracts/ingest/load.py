@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.errors import DumpError
+from ..core.config import MAX_DUMP_BYTES
+from ..core.errors import NO_RAW_FOLDER, DumpError
 from ..core.names import DUMP_SUFFIX, NAME_RE, NAME_RULE, SIDECAR_SUFFIX, dump_of_sidecar, is_hidden
 from .sidecar import DumpMeta, read_sidecars
 
-MAX_DUMP_BYTES = 64 * 1024 * 1024
 
 
 def is_sidecar(path: Path) -> bool:
     """A dump's metadata file (``sidecar``) beside its dump: read with the dump, not as one."""
     return path.name.endswith(SIDECAR_SUFFIX) and (path.parent / dump_of_sidecar(path.name)).is_file()
+
+
+def _mib(n: int) -> str:
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
 
 
 def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | None:
@@ -54,7 +58,7 @@ def entry_problem(path: Path, folder: Path, shown: str = "raw") -> DumpError | N
         return DumpError(name, "not a regular file", code="not-a-file")
     size = path.stat().st_size
     if size > MAX_DUMP_BYTES:
-        return DumpError(name, f"{size} bytes: over the {MAX_DUMP_BYTES} byte limit; split the dump", code="size")
+        return DumpError(name, f"{size} bytes: over the limit of {_mib(MAX_DUMP_BYTES)} a dump may hold; split the dump", code="size")
     if not NAME_RE.match(name):  # the last rule: a misnamed dump can still be read and checked
         return DumpError(name, NAME_RULE, code="file-name")
     return None
@@ -89,7 +93,7 @@ def dump_paths(raw_dir: str | Path) -> list[Path]:
     """
     raw = Path(raw_dir)
     if not raw.is_dir():
-        what = "not a folder" if raw.exists() else "raw folder not found"
+        what = "not a folder" if raw.exists() else NO_RAW_FOLDER
         raise DumpError(str(raw_dir), what, code="missing")
     dumps, problems = folder_entries(raw, str(raw_dir))
     if problems:

@@ -148,19 +148,23 @@ def _check_binary(name: str, data: bytes) -> None:
         raise DumpError(name, f"{controls} control bytes in {len(data)}: this looks like a binary file, not a text dump")
 
 
-def parse_header(name: str, line: str, expected_venue: str | None, expected_year: int | None) -> tuple[str, int]:
+_LEADING_BLANK_LINES_RE = re.compile(rb"(?:[ \t\r]*\n)*")
+
+
+def parse_header(name: str, line: str, expected_venue: str | None, expected_year: int | None, at: int = 1) -> tuple[str, int]:
+    """The venue and year of the header ``line``, line ``at`` of the dump."""
     header = line.strip()
     bad = _HEADER_CONTROL_RE.search(header)
     if bad:
-        raise DumpError(name, f"control character U+{ord(bad.group()):04X} in the header line", 1, bad.start() + 1)
+        raise DumpError(name, f"control character U+{ord(bad.group()):04X} in the header line", at, bad.start() + 1)
     match = HEADER_RE.match(header)
     expected = f"{expected_venue or '<venue>'} {expected_year or '<year>'} 论文列表"
     if not match:
         shown = header if len(header) <= 80 else header[:77] + "..."
-        raise DumpError(name, f"missing header: line 1 should be {expected!r}, found {shown!r}", 1)
+        raise DumpError(name, f"missing header: line {at} should be {expected!r}, found {shown!r}", at)
     venue, year = match["venue"], int(match["year"])
     if (expected_venue is not None and venue != expected_venue) or (expected_year is not None and year != expected_year):
-        raise DumpError(name, f"header names {venue} {year}, but this project holds {expected}", 1)
+        raise DumpError(name, f"header names {venue} {year}, but this project holds {expected}", at)
     return venue, year
 
 
@@ -250,6 +254,10 @@ def parse_records(
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
     start = len(BOM) if data.startswith(BOM) else 0
+    # Blank lines before the header (a copy that began a line early) are skipped: the header is
+    # the first line holding anything; record lines and byte spans still count from the file's start.
+    start = _LEADING_BLANK_LINES_RE.match(data, start).end()
+    header_line = data.count(b"\n", 0, start) + 1
     newline = data.find(b"\n", start)
     header = _decode(name, data, start, None if newline < 0 else newline + 1).rstrip("\n")
     body_start = len(data) if newline < 0 else newline + 1
@@ -268,11 +276,12 @@ def parse_records(
         lines = np.searchsorted(newlines, starts) + 1
         for pos, end, line in zip(starts.tolist(), ends.tolist(), lines.tolist()):
             out.add(pos, end, line)
-    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year)
+    venue, year = parse_header(name, header[:-1] if header.endswith("\r") else header, expected_venue, expected_year,
+                               header_line)
     if out.bad is not None:
         raise out.bad
     if not out.text:
-        raise DumpError(name, "header only: the dump holds no abstracts", 1)
+        raise DumpError(name, "header only: the dump holds no abstracts", header_line)
     dump = Dump(
         name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
         n_records=len(out.text), invisible_lines=tuple(out.invisible),

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..core.config import DEFAULT_CONFIG, BuildConfig
-from ..core.errors import DumpError
+from ..core.errors import NO_RAW_FOLDER, DumpError
 from ..core.names import DUMP_SUFFIX, dump_of_sidecar
 from ..text.entities import ENTITY_RE
 from ..text.normalize import normalize
@@ -183,6 +183,8 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
             files.append(p.parent / dump_of_sidecar(p.name))
             continue
         problem = entry_problem(p, p.parent, str(p.parent))
+        if problem is not None and problem.code == "missing" and p == raw:  # no raw/ here at all
+            problem = DumpError(str(p), NO_RAW_FOLDER, code="missing")
         if problem is not None and named_by_raw(problem, p.parent):
             findings.append(_error(str(p), problem))
         if problem is None or problem.code == "file-name":

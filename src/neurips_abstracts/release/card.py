@@ -26,6 +26,12 @@ def _references(table: str) -> list[str]:
     ]
 
 
+def local_copy_name(repo_id: str) -> str:
+    """The folder the card's local examples name: the repository's name, as `hf download
+    --local-dir` would be given it."""
+    return repo_id.rpartition("/")[2]
+
+
 CARD_TEMPLATE = "templates/dataset_card.md"  # the card's layout, a Jinja template; its paragraphs: texts.PROSE_FILE
 
 
@@ -111,7 +117,13 @@ def card(r: Release) -> str:
         loads="\n".join(
             f'{t} = load_dataset("{r.repo_id}", {config_arg[t]}revision="v{r.version}", split="train")' for t in TABLES
         ),
-        default=default,
+        local_loads="\n".join(
+            [f'{t} = load_dataset(local_copy, {config_arg[t]}split="train")  # config "{t}"' for t in TABLES]
+            + [f'{t}_again = load_dataset("parquet", data_files=f"{{local_copy}}/data/{t}/*.parquet", split="train")  # the same, from its files'
+               for t in TABLES[-1:]]),
+        load_note=r.load_note(),
+        local_copy=local_copy_name(r.repo_id),
+        repo_id=r.repo_id,
         hf=f"hf://datasets/{r.repo_id}@v{r.version}",
         # a table of one file is read by its name; one of several shards by its folder's glob
         paths={t: r.data[t].paths[0] if len(r.data[t].shards) == 1 else f"{table_folder(t)}/*.parquet" for t in TABLES},

@@ -36,10 +36,26 @@ def changelog_date(changelog: str, version: str) -> str | None:
     return next((m[2] for m in _RELEASED_RE.finditer(changelog) if m[1] == version), None)
 
 
+def released_versions(changelog: str) -> list[str]:
+    """The versions CHANGELOG.md dates, newest first."""
+    return [m[1] for m in _RELEASED_RE.finditer(changelog)]
+
+
 def latest_release(changelog: str) -> str | None:
     """The newest version with a dated CHANGELOG entry: the last one released (entries are newest first)."""
     m = _RELEASED_RE.search(changelog)
     return m[1] if m else None
+
+
+def missing_entry(changelog: str, version: str) -> str | None:
+    """What to do before publishing ``version`` when CHANGELOG.md has no dated entry for it
+    (None: it has one): the release step that writes it."""
+    if changelog_date(changelog, version):
+        return None
+    previous = latest_release(changelog) or "<previous version>"
+    return (f"CHANGELOG.md has no dated entry for {version}: write it with `python build_dataset.py diff {previous} "
+            "dist --write-changelog`, build again and commit (the release would go out without it, and without "
+            "a date of publication)")
 
 
 @dataclass(frozen=True)
@@ -80,16 +96,51 @@ class Release:
 
     @property
     def date_published(self) -> str | None:
-        """The date of this version's CHANGELOG entry."""
-        return changelog_date(self.changelog, self.version)
+        """The date of this version's CHANGELOG entry, written when it is released. A build
+        between releases has none yet: it gives the day its newest dump was added (the data it
+        holds is of that day), from the manifest, so the same raw/ gives the same date on any
+        day; else the newest release's date (None: no dates at all)."""
+        added = [f["added"] for f in self.manifest.get("inputs", []) if f.get("added")]
+        newest = latest_release(self.changelog)
+        return (changelog_date(self.changelog, self.version) or max(added, default=None)
+                or (changelog_date(self.changelog, newest) if newest else None))
 
     @property
     def url(self) -> str:
         return f"https://huggingface.co/datasets/{self.repo_id}"
 
     @property
+    def tag(self) -> str:
+        """The tag ``publish`` gives this release on the Hub."""
+        return f"v{self.version}"
+
+    @property
+    def released(self) -> bool:
+        """Whether this version has its dated CHANGELOG entry: the release step that comes
+        right before ``publish`` makes its tag. A build without one names its tag as one still
+        to be made, never as one that exists."""
+        return changelog_date(self.changelog, self.version) is not None
+
+    def tag_words(self) -> str:
+        """How a file names the release's tag: the one place that says whether it exists yet."""
+        if self.released:
+            return f"tag `{self.tag}`, made by `publish`"
+        return f"to be tagged `{self.tag}` by `publish` (version {self.version} is not released yet)"
+
+    def load_note(self) -> str:
+        """The card's word on the tag its load examples pin."""
+        if self.released:
+            return f"Pinned to tag `{self.tag}`, which `publish` makes as it uploads this release."
+        newest = latest_release(self.changelog)
+        until = f"pin `v{newest}`, the newest release, or load" if newest else "load"
+        return (f"Version {self.version} is not released yet: the examples pin `{self.tag}`, to be tagged by "
+                f"`publish` when it is; until then, {until} a local copy.")
+
+    @property
     def license_url(self) -> str:
-        return f"{self.url}/blob/v{self.version}/LICENSE.md"
+        """The terms, at this release's tag once it has one (else the repository's main branch,
+        where the newest release's copy is)."""
+        return f"{self.url}/blob/{self.tag if self.released else 'main'}/LICENSE.md"
 
     def citation(self) -> str:
         return texts.citation(self.version, self.repo_id, self.maintainers)

@@ -80,7 +80,7 @@ The raw text of every record is kept in `occurrences.text_raw`, byte for byte. C
 ## Distribution
 
 - **How is it distributed?** As Parquet files with a dataset card on the Hugging Face Hub
-  (`{r.repo_id}`, tag `v{r.version}`, {r.url}), with a Frictionless data package and Croissant
+  (`{r.repo_id}`, {r.tag_words()}, {r.url}), with a Frictionless data package and Croissant
   metadata beside them.
 - **Licence and terms:** {texts.LICENSE_TEXT}
 

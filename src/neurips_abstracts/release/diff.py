@@ -152,22 +152,34 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
 
 
 def word_excerpt(old: str, new: str) -> str:
-    """The first change between two texts, word by word: `… context [-old-] {+new+} context …`."""
+    """The first change between two texts, word by word: `… context [-old-] {+new+} context …`.
+
+    Every word shown is either in both texts (context), deleted (``[-…-]``) or inserted
+    (``{+…+}``): changes within the context after the first one are marked too, so a deleted
+    word never reads as part of the new abstract."""
     a, b = old.split(), new.split()
-    ops = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if not ops:
+    ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    first = next((k for k, op in enumerate(ops) if op[0] != "equal"), None)
+    if first is None:
         return "(same words; spacing or case changed)"
-    tag, i1, i2, j1, j2 = ops[0]
-    before = a[max(0, i1 - EXCERPT_WORDS) : i1]
-    after = a[i2 : i2 + EXCERPT_WORDS]
-    parts = (["…"] if i1 > EXCERPT_WORDS else []) + before
-    if i2 > i1:
-        parts.append("[-" + " ".join(a[i1:i2]) + "-]")
-    if j2 > j1:
-        parts.append("{+" + " ".join(b[j1:j2]) + "+}")
-    parts += after + (["…"] if i2 + EXCERPT_WORDS < len(a) else [])
-    more = f" (+{len(ops) - 1} more changes)" if len(ops) > 1 else ""
-    return " ".join(parts) + more
+    i1 = ops[first][1]
+    parts = (["…"] if i1 > EXCERPT_WORDS else []) + a[max(0, i1 - EXCERPT_WORDS) : i1]
+    k = first
+    while k < len(ops):
+        tag, i1, i2, j1, j2 = ops[k]
+        k += 1
+        if tag != "equal":
+            if i2 > i1:
+                parts.append("[-" + " ".join(a[i1:i2]) + "-]")
+            if j2 > j1:
+                parts.append("{+" + " ".join(b[j1:j2]) + "+}")
+            continue
+        if i2 - i1 > EXCERPT_WORDS or k == len(ops):  # a long stretch of context ends the excerpt
+            parts += a[i1 : i1 + EXCERPT_WORDS] + (["…"] if i2 - i1 > EXCERPT_WORDS else [])
+            break
+        parts += a[i1:i2]
+    rest = sum(1 for op in ops[k:] if op[0] != "equal")
+    return " ".join(parts) + (f" (+{rest} more changes)" if rest > 1 else " (+1 more change)" if rest else "")
 
 
 def compare(old: Side, new: Side) -> dict:
@@ -185,6 +197,15 @@ def compare(old: Side, new: Side) -> dict:
         r for r in new.tables["occurrences"].select(["occurrence_id", "paper_id", "relation", "similarity", "source_file", "line_start"]).to_pylist()
         if r["relation"] != "canonical" and old_rel.get(r["occurrence_id"], "canonical") == "canonical"
     ]
+
+    # A record already a duplicate that changed its kind (exact <-> near, or back to canonical):
+    # the counts can stay the same while records move both ways, so each move is listed.
+    new_rel = dict(zip(new.tables["occurrences"]["occurrence_id"].to_pylist(), new.tables["occurrences"]["relation"].to_pylist()))
+    moves: dict[str, int] = {}
+    for occ, rel in old_rel.items():
+        if rel != "canonical" and occ in new_rel and new_rel[occ] != rel:
+            key = f"{rel} → {new_rel[occ]}"
+            moves[key] = moves.get(key, 0) + 1
 
     def counts(side: Side) -> dict:
         occ = side.tables["occurrences"]["relation"].to_pylist()
@@ -213,6 +234,7 @@ def compare(old: Side, new: Side) -> dict:
             p for p in set(op) & set(np_) if p not in changed and op[p]["abstract_plain"] != np_[p]["abstract_plain"]
         ),
         "newly_merged": merged,
+        "relation_moves": dict(sorted(moves.items())),
     }
 
 
@@ -227,6 +249,9 @@ def to_markdown(d: dict, limit: int = 50) -> str:
     for key in o:
         lines.append(f"| {key.replace('_', ' ')} | {o[key]} | {n[key]} | {n[key] - o[key]:+d} |")
     lines.append("")
+    if d["relation_moves"]:
+        lines += ["Duplicates whose relation changed: " + "; ".join(
+            f"{k.replace('_', ' ')}: {v}" for k, v in d["relation_moves"].items()) + ".", ""]
     sections = (
         ("Papers added (new ids)", d["added"], lambda x: f"- `{x['paper_id']}`: {x['abstract']}"),
         ("Papers merged into an older paper (the id now resolves to it)", d["merged"],
@@ -283,6 +308,8 @@ def changelog_entry(d: dict, day: str | None = None) -> str:
             *_id_lines(d),
             f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
             f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
+            *([f"- Duplicates whose relation changed: " + "; ".join(
+                f"{k.replace('_', ' ')}: {v}" for k, v in d["relation_moves"].items()) + "."] if d.get("relation_moves") else []),
             f"- Compared with v{d['old']['version']}.",
             "",
         ]
