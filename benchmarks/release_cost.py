@@ -115,6 +115,32 @@ def measure(n: int, src: str | None, work: Path) -> dict:
 
 
 RESULTS = Path(__file__).parent / "results" / "release_cost.json"
+TOKEN = "hf_benchmarkTOKEN0123456789"
+
+
+def publish_cost(base: Path, new: Path) -> dict:
+    """What a second publish sends: ``base`` published to the tests' Hub on 127.0.0.1 (the real
+    huggingface_hub client, its LFS path: the test Hub has no Xet storage), then ``new`` on top.
+    Every byte of the second publish's requests is counted, and the files it uploads."""
+    from huggingface_hub import constants
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from neurips_abstracts.hub.publish import PublishConfig, publish
+    from tests.hub_server import Hub
+
+    constants.HF_HUB_DISABLE_XET = True
+    with Hub({TOKEN: ("bench", [])}) as hub:
+        config = PublishConfig(backoff_seconds=0.01)
+        publish(base, "bench/abstracts", token=TOKEN, endpoint=hub.endpoint, config=config, log=lambda _: None)
+        first = len(hub.requests)
+        publish(new, "bench/abstracts", token=TOKEN, endpoint=hub.endpoint, config=config, force_tag=True,
+                log=lambda _: None)
+        second = hub.requests[first:]
+        uploads = [r for r in second if r.method == "PUT" and r.path.startswith("/lfs-upload/")]
+        files = [p for p in new.rglob("*") if p.is_file()]
+        return {"sent_bytes": sum(len(r.body) for r in second), "lfs_uploads": len(uploads),
+                "lfs_bytes": sum(len(r.body) for r in uploads), "release_bytes": sum(p.stat().st_size for p in files),
+                "release_files": len(files)}
 
 
 def main() -> None:
@@ -133,6 +159,9 @@ def main() -> None:
     for name, src in runs.items():
         with tempfile.TemporaryDirectory(prefix="release-cost-") as tmp:
             result[name] = measure(args.records, src, Path(tmp))
+            if name == "after":
+                result["second_publish"] = publish_cost(Path(tmp) / "base", Path(tmp) / "next")
+                print("second publish:", result["second_publish"])
         for table, r in result[name].items():
             print(f"{name:6s} {table:12s} {r['bytes']:>12,d} B  new {100 * r['new_bytes'] / max(1, r['bytes']):5.1f}%")
     write_results(RESULTS, result)

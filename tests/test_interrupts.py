@@ -19,7 +19,7 @@ from neurips_abstracts.core.lock import lock_file, writing
 from .conftest import HEADER, ROOT, snapshot, synthetic_dumps
 
 posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
-DOCS = ("README.md", "DATASHEET.md", "benchmarks/README.md")
+DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md", "benchmarks/README.md")  # docs.GENERATED_DOCS
 
 
 def project_copy(tmp_path: Path, papers: int = 240) -> Path:
@@ -27,7 +27,8 @@ def project_copy(tmp_path: Path, papers: int = 240) -> Path:
     project = tmp_path / "project"
     for name in ("src", "schema", "templates", "benchmarks/results"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "benchmarks/README.md"):
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
+                 "benchmarks/README.md"):
         shutil.copy(ROOT / name, project / name)
     synthetic_dumps(project / "raw", papers=papers)
     return project

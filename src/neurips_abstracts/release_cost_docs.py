@@ -34,6 +34,13 @@ def release_cost_block(result: dict | None, machine: str = "") -> str:
         cells = " | ".join(f"{100 * _share(result[k][table]):.1f}% of {result[k][table]['bytes']:,} B" for k in runs)
         goal = f"≤ {100 * GOALS[table]:.0f}%" if table in GOALS else ""
         lines.append(f"| {table} | {cells} | {goal} |")
+    if p := result.get("second_publish"):
+        lines += ["", f"The second release published on top of the first, to the tests' Hub on 127.0.0.1 with the real "
+                  f"`huggingface_hub` client (LFS uploads of whole files, no Xet storage there): it sent "
+                  f"{p['sent_bytes']:,} B in all ({100 * p['sent_bytes'] / max(1, p['release_bytes']):.1f}% of the "
+                  f"release's {p['release_bytes']:,} B), {p['lfs_uploads']} Parquet file"
+                  f"{'s' if p['lfs_uploads'] != 1 else ''} of {p['lfs_bytes']:,} B; the files unchanged since the first "
+                  "were not sent. Xet storage would send only the new chunks counted above."]
     lines += ["", f"Machine: {machine}."]
     return "\n".join(lines) + "\n"
 
