@@ -238,11 +238,15 @@ _DESELECTED = pytest.StashKey[dict]()
 SLOW_HINT = "python -m pytest -m slow"
 # Marks the default run leaves out, and how to run them: the corpus suite needs ../shared; slow
 # tests (many processes, large inputs, probabilistic checks) run in CI's second pass.
-_SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT}
+BENCH_HINT = "pip install -e '.[test,bench]' && python -m pytest -m bench"
+# bench: tests of the benchmarks' baselines, which need the [bench] extra (datatrove, spaCy):
+# the scheduled workflow runs them.
+_SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT, "bench": BENCH_HINT}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
+    config.addinivalue_line("markers", f"bench: tests of the benchmarks' baselines, which need the [bench] extra; run with {BENCH_HINT}")
     config.addinivalue_line("markers", "slow: left out of the default run: long runs (the id-history state machine's "
                             "200 sequences of 30 steps, timeouts waited out, a wheel installed) and timing-dependent "
                             f"ones; run with {SLOW_HINT}")

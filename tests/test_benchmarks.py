@@ -116,6 +116,7 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.bench
 def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
     from benchmarks.baselines import datatrove_dedup, datatrove_input
 
