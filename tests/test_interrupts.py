@@ -240,9 +240,8 @@ def test_one_folder_has_one_lock_however_its_path_is_typed(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path / "raw")
     assert lock_file("../dist") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "link" / ".." / "dist")
     assert lock_file(".") == lock_file(tmp_path / "raw") != lock_file(tmp_path / "dist")
-    with writing("../dist"), pytest.raises(Exception, match="another command"):
-        with writing(tmp_path / "dist"):
-            pass
+    with writing("../dist"), writing(tmp_path / "dist"):  # a command's own steps nest
+        pass
 
 
 def test_a_killed_holder_leaves_no_lock_behind(tmp_path):

@@ -21,6 +21,8 @@ from pathlib import Path
 from .guard import MARK, Refused
 
 _WINDOWS_OFFSET = 2**20  # the byte locked on Windows, past the process id written at the start
+_held: dict[Path, int] = {}  # lock files this process holds, with how many holders: a command's
+# own steps nest (publish holds its stage, then builds into it)
 
 
 def lock_file(folder: str | Path) -> Path:
@@ -75,6 +77,13 @@ def writing(folder: str | Path) -> Iterator[None]:
     """Hold ``folder``'s lock while the block runs; :class:`Refused` at once, naming the
     process that holds it, if another command does."""
     path = lock_file(folder)
+    if path in _held:  # held by this very process already: a step of the command holding it
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         writable = True
@@ -90,7 +99,11 @@ def writing(folder: str | Path) -> Iterator[None]:
                     os.ftruncate(fd, 0)
                     os.lseek(fd, 0, os.SEEK_SET)
                     os.write(fd, f"{os.getpid()}\n".encode())
-            yield
+            _held[path] = 1
+            try:
+                yield
+            finally:
+                del _held[path]
         finally:
             _unlock(fd)
     finally:
