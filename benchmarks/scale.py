@@ -217,12 +217,13 @@ def ours_whole(n: int | str, workers: int | None = None) -> dict:
 
     from neurips_abstracts.build import build
     from neurips_abstracts.core.config import DEFAULT_CONFIG
+    from neurips_abstracts.ingest.previous import read_release_table
 
     folder, _, _ = _files(n)
     out = OUT / f"dist-{n}"
 
     def papers_of_records(_):
-        occ = pq.read_table(out / "data/occurrences/train-00000-of-00001.parquet", columns=["paper_id"])
+        occ = read_release_table(out, "occurrences", columns=["paper_id"])  # every shard
         return occ["paper_id"].to_pylist()  # in dump order, as the labels
 
     return _whole(n, lambda stage: build(folder, out, DEFAULT_CONFIG, stage=stage, previous=None, workers=workers),
