@@ -28,6 +28,7 @@ import hashlib
 import json
 import random
 import shutil
+import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -315,9 +316,17 @@ def test_ids_hold_under_any_history():
     run_state_machine_as_test(IdHistory, settings=DEFAULT)
 
 
+# The long run's budget: the first HISTORY_SEQUENCES of its derandomized sequences (the same
+# ones on every machine), about two and a half minutes of CI's slow suite on 2 cores at 40; the
+# scheduled workflow runs all 200 (NEURIPS_ABSTRACTS_HISTORY_SEQUENCES=200). A time budget
+# proper (stop when time runs out) would make the sequences run depend on the machine's speed,
+# and hypothesis refuses a test whose examples change from run to run.
+HISTORY_SEQUENCES = int(os.environ.get("NEURIPS_ABSTRACTS_HISTORY_SEQUENCES", "40"))
+
+
 @pytest.mark.slow
 def test_ids_hold_under_any_history_long():
-    run_state_machine_as_test(IdHistory, settings=SLOW)
+    run_state_machine_as_test(IdHistory, settings=settings(SLOW, max_examples=HISTORY_SEQUENCES))
 
 
 def run_steps(steps) -> None:

@@ -42,5 +42,6 @@ def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path
 
     corpus = run_pytest(project, "-m", "corpus")
     assert corpus.returncode == 1, corpus.stdout
-    assert "shared/corpora is missing" in corpus.stdout and "skipped" not in corpus.stdout
+    assert "missing " in corpus.stdout and "shared/corpora/neurips2018/papers.jsonl.zst" in corpus.stdout, corpus.stdout
+    assert "skipped" not in corpus.stdout
     assert "1 deselected" in corpus.stdout and "not selected" not in corpus.stdout
