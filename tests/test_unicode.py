@@ -156,3 +156,23 @@ def test_the_fixture_dump_builds_to_the_pinned_version_s_bytes(tmp_path):
         return
     # on Python 3.11 the interpreter's NFC disagrees with the bytes written
     assert unicodedata.normalize("NFC", "a" + NEW_MARK + "\u0323") != "\u1ea1" + NEW_MARK
+
+
+def test_ci_compares_the_ends_of_the_supported_range():
+    """The oldest and the newest Python of requires-python are the ones the pull-request tests,
+    .ci/compare_pythons and the scheduled workflow run."""
+    import tomllib
+
+    import yaml
+
+    spec = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    low = re.fullmatch(r">=3\.(\d+),<3\.(\d+)", spec)
+    assert low, spec
+    oldest, newest = f"3.{low[1]}", f"3.{int(low[2]) - 1}"
+    workflows = ROOT / ".github" / "workflows"
+    matrix = yaml.safe_load((workflows / "pull-request.yml").read_text())["jobs"]["tests"]["strategy"]["matrix"]
+    assert matrix["python"] == [oldest, newest]
+    scheduled = yaml.safe_load((workflows / "scheduled.yml").read_text())["jobs"]["same-bytes"]["steps"]
+    assert scheduled[1]["with"]["python-version"].split() == [oldest, newest]
+    assert f".ci/compare_pythons python{oldest} python{newest}" in [s.get("run") for s in scheduled]
+    assert f'"${{1:-python{oldest}}}" "${{2:-python{newest}}}"' in (ROOT / ".ci" / "compare_pythons").read_text()
