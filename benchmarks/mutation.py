@@ -178,7 +178,7 @@ REPORT = Path(__file__).resolve().parent / "MUTATION.md"
 
 def survivor_key(r: dict) -> str:
     """How MUTATION.md names a survivor: stable while unrelated lines move."""
-    return f"{r['module']} {r['function']}: {r['change']} `{r['mutated']}`"
+    return f"{r['module']} {r['function']}: {r['change']} `{r['mutated']}` at column {r.get('column')}"
 
 
 def _compare(results: Path) -> int:
@@ -238,7 +238,7 @@ def main(argv=None) -> int:
                 dead, seconds, how = _run_tests(tests, timeout)
             finally:
                 restore.restore()
-            results.append({"module": module, "function": m.function, "line": m.line, "change": m.change,
+            results.append({"module": module, "function": m.function, "line": m.line, "column": m.start[1], "change": m.change,
                             "mutated": m.replacement, "killed": dead, "how": how, "seconds": round(seconds, 1)})
             print(f"{'killed ' if dead else 'SURVIVED'} {module}:{m.line} {m.function}: {m.change} ({how}, {seconds:.0f} s)",
                   flush=True)

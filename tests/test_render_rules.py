@@ -10,6 +10,9 @@ from neurips_abstracts.text.plain import to_plain
 CASES = {
     # LaTeX (text/latex.py)
     "an optional argument that is a whole token": (r"$\sqrt[3]{x}$", "x^(1/3)"),
+    "an optional argument then a space": (r"$\sqrt[3] x$", "x^(1/3)"),
+    "a TeX dash after a symbol is no word": (r"\alpha--x", "α–x"),
+    "TeX quotes after an unknown macro are no word": (r"\foo``x''", "foo“x”"),
     "math of one token is no word": (r"the $n$th term", "the nth term"),
     "a run of math text is no word": (r"$2\alpha$", "2α"),
     "an unknown macro seen before keeps its arguments": (r"$\foo{x} + \foo{y}$", "foo(x) + foo(y)"),
