@@ -16,6 +16,11 @@ against the pinned tables on the running interpreter):
 * case mapping (``str.casefold``, ``str.lower``): unicodedata2 has none; the same in every
   supported Python (``requires-python`` stops before 3.14, whose Unicode 16 adds cased scripts;
   .ci/compare_pythons is how a newer Python is admitted).
+* ftfy's mojibake test (``badness.BADNESS_RE``) holds one ``\\w``: it can only make a text count
+  as bad on one Python and not on another when a letter new in a later Unicode version follows
+  an accented letter and a bracket. That decides only whether ftfy tries a repair, and a
+  repair re-decodes text in a legacy encoding, which has no such letter. We found no text whose
+  output differs; this is reasoning, not a proof.
 """
 
 from __future__ import annotations
