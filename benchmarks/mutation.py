@@ -196,7 +196,8 @@ def main(argv=None) -> int:
     parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="only these modules")
     parser.add_argument("--out", default="benchmarks/results/mutation.json")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
-    parser.add_argument("--resume", metavar="RESULTS", help="take the mutants RESULTS has as killed from it; run the others")
+    parser.add_argument("--resume", metavar="RESULTS",
+                        help="take the mutants RESULTS has as killed from it, run the others; modules not run keep RESULTS' results")
     parser.add_argument("--compare", metavar="RESULTS", help="exit 1 if a survivor of RESULTS is not in MUTATION.md")
     args = parser.parse_args(argv)
     if args.compare:
@@ -245,6 +246,9 @@ def main(argv=None) -> int:
         print(f"{module}: {len(chosen)} of {len(candidates)} candidates run", flush=True)
     if args.list:
         return 0
+    if args.resume:  # the modules not run this time keep their results
+        ran = set(args.module or TARGETS)
+        results += [r for r in json.loads((ROOT / args.resume).read_text(encoding="utf-8"))["results"] if r["module"] not in ran]
     killed = sum(r["killed"] for r in results)
     summary = {"mutants": len(results), "killed": killed, "survived": len(results) - killed,
                "score": round(killed / len(results), 3) if results else None, "per_module": args.per_module,

@@ -5,6 +5,7 @@ way to a target, the temporary folders of the running process, and what remove_l
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,19 @@ def test_a_release_moved_back_is_not_reported_as_removed(ws):
     (ws / "dist").rename(aside)
     assert remove_litter(ws, "dist") == []
     assert tree(ws / "dist") == old and ours(ws) == []
+
+
+def test_a_folder_that_cannot_be_listed_is_refused(ws, monkeypatch):
+    """As root (these tests' user in CI) every folder can be listed: the failure is made here."""
+    locked = ws / "locked"
+    locked.mkdir()
+    real_iterdir = Path.iterdir
+
+    def iterdir(self):
+        if self == locked.resolve():
+            raise PermissionError(13, "Permission denied")
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    with pytest.raises(Refused, match=r"cannot list it \(Permission denied\)"):
+        check_replaceable(locked, raw=[ws / "raw"])
