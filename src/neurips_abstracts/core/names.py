@@ -8,7 +8,7 @@ from pathlib import Path
 
 DUMP_SUFFIX = ".txt"
 SIDECAR_SUFFIX = ".json"  # a dump's metadata file: the dump's name with this suffix instead
-NAME_RE = re.compile(rf"^(?P<number>\d{{3,}})_[0-9a-f]{{16}}{re.escape(DUMP_SUFFIX)}$")  # 1000_… follows 999_…
+NAME_RE = re.compile(rf"^(?P<number>[0-9]{{3,}})_[0-9a-f]{{16}}{re.escape(DUMP_SUFFIX)}$")  # 1000_… follows 999_…
 NAME_RULE = (f"file name must be NNN_<16 lowercase hex>{DUMP_SUFFIX} (three or more digits), "
              f"e.g. 004_0123456789abcdef{DUMP_SUFFIX}")
 MANIFEST = "build_manifest.json"  # a folder holding it is a release: ours to replace

@@ -21,7 +21,8 @@ from ..core.errors import DumpError
 from ..text.characters import bad_character, bad_character_marks
 
 BOM = b"\xef\xbb\xbf"
-HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>\d{4})\s*论文列表$")
+# The year in ASCII digits: ``\d`` would read the interpreter's Unicode tables (new digits in each version).
+HEADER_RE = re.compile(r"^(?P<venue>\S.*?)\s+(?P<year>[0-9]{4})\s*论文列表$")
 # Control characters that may not appear in a header line (TAB is tolerated as whitespace).
 _HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A file with at least this many C0 control bytes (other than TAB/LF/CR), making up more than

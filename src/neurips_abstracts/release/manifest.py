@@ -13,8 +13,10 @@ from ..ids.identity import Identity, registry
 from ..ingest.parse import Dump
 from ..ingest.previous import PUBLISHED_DUMPS
 from ..ingest.sidecar import DumpMeta
+from ..text.unicode import UNICODE_VERSION
+
 # Packages whose version can change the bytes of dist/; pinned in pyproject.toml.
-SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa")
+SHAPING_PACKAGES = ("pyarrow", "ftfy", "pylatexenc", "rensa", "unicodedata2")
 
 
 def shaping_versions() -> dict[str, str]:
@@ -44,6 +46,9 @@ def build_manifest(
         "config": config.as_dict(),
         "inputs": inputs,
         "packages": shaping_versions(),
+        # the Unicode tables of normalization and every character rule (text/unicode.py): the
+        # pinned unicodedata2's, never the interpreter's
+        "unicode_version": UNICODE_VERSION,
         "dataset_version": dataset_version(),
     }
     if identity is not None:

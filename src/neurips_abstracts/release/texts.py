@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.config import BuildConfig
 from ..core.resources import read_text
+from ..text.unicode import UNICODE_VERSION
 
 PROSE_FILE = "templates/prose.yaml"  # the paragraphs maintainers edit, without touching Python
 
@@ -78,7 +79,7 @@ def preprocessing(config: BuildConfig) -> str:
         "Parsing: the header gives venue and year; paragraphs separated by blank lines are "
         "records; hard-wrapped lines are joined with one space. Normalization, in this order: "
         "ftfy mojibake repair (without straightening quotes, expanding ligatures or unescaping "
-        "HTML), Unicode NFC, control characters removed, white space collapsed; repeated until "
+        f"HTML), NFC of Unicode {UNICODE_VERSION} (pinned, whatever the Python), control characters removed, white space collapsed; repeated until "
         "stable. Exact duplicates: equal normalized text. Near duplicates: case-folded word "
         f"{nd.shingle_size}-gram shingles, {nd.library} {nd.algorithm} MinHash ({nd.num_perm} "
         f"permutations, seed {nd.seed}), LSH with {nd.bands} bands x {nd.rows} rows, then the exact "

@@ -27,7 +27,6 @@ The result depends on the text alone: no state is kept between calls.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from .characters import _CHAR_NUMBER_RE, _char_code, _character, _code_point
 from .latex_parser import _DIGITS, _Parser, _tokens
@@ -55,6 +54,7 @@ from .latex_symbols import (
     _styled,
     symbols,
 )
+from .unicode import is_alnum, is_alpha, nfc
 
 # The first characters of the nodes that are not a run of text (a token of the renderer).
 _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
@@ -193,7 +193,7 @@ class _Renderer:
             if tok[-1] != "*":
                 self.unknown[tok] = (name, _WORD)  # unknown in text and math alike: render() takes it faster next time
             return self._unknown(name, nodes, k, math, pieces)
-        if len(name) == 1 and not name.isalpha():
+        if len(name) == 1 and not is_alpha(name):
             if name in _ACCENTS and not (math and name in "^_"):
                 body, k = self._arg_text(nodes, k, math)
                 pieces.extend((_accent(body or "", _ACCENTS[name]), 0))
@@ -308,7 +308,7 @@ class _Renderer:
         if name in sym:
             pieces.extend((sym[name], 0))
             return k
-        if tok[-1] != "*" and name.isalpha() and name not in _HANDLED:
+        if tok[-1] != "*" and is_alpha(name) and name not in _HANDLED:
             self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
@@ -350,7 +350,7 @@ def _about(nodes: list, k: int) -> bool:
     if type(before) is not str or before[:1] in _MACRO_OR_VERBATIM:
         return False
     last = before[-1:]
-    return not last or not (last.isalnum() or last in _TIED_AFTER)
+    return not last or not (is_alnum(last) or last in _TIED_AFTER)
 
 
 def _space_before(nodes: list, k: int) -> bool:
@@ -369,4 +369,4 @@ def latex_to_text(text: str) -> str:
         out = _Renderer(_has_text_special(text) is not None).render(nodes, False)
     except RecursionError:  # braces nested hundreds deep: keep every word, drop the markup
         out = re.sub(r"\\(?=[A-Za-z])|[{}$]", "", text)
-    return out if out.isascii() else unicodedata.normalize("NFC", out)
+    return nfc(out)

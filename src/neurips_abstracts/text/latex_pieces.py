@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import html
 import re
-import unicodedata
 
 from .entities import ENTITY_RE as _ENTITY_RE
+from .unicode import combining, is_alnum, is_decimal
 
 # Flags of a rendered piece: a word is kept apart from letters, digits and closing brackets
 # around it; a script written with ^ or _ from letters and digits after it; a script sticks to
@@ -37,15 +37,15 @@ def _atom(s: str) -> bool:
     s = s.strip()
     if not s:
         return True
-    if len(s) == 1 or unicodedata.combining(s[-1]) and all(unicodedata.combining(c) for c in s[1:]):
+    if len(s) == 1 or combining(s[-1]) and all(combining(c) for c in s[1:]):
         return True
-    return s.isalnum() and (s.isdecimal() or len(s) == 1) or _enclosed(s)  # 10³ is no number: x^(10³)
+    return is_alnum(s) and (is_decimal(s) or len(s) == 1) or _enclosed(s)  # 10³ is no number: x^(10³)
 
 
 def _wrap(s: str) -> str:
     """An operand of / or √: a word or number stays as it is, anything longer is parenthesized."""
     s = s.strip()
-    return s if _atom(s) or s.isalnum() else f"({s})"
+    return s if _atom(s) or is_alnum(s) else f"({s})"
 
 
 _SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -78,11 +78,11 @@ def _join(pieces: list) -> str:
             if flags & _ATTACHED:
                 pass
             elif flags & _WORD and prev and ((last := prev[-1]) in _GLUED or not last.isascii() and (
-                    last.isalnum() or last in _CLOSE or unicodedata.combining(last))):
+                    is_alnum(last) or last in _CLOSE or combining(last))):
                 append(" ")
-            elif prev_flags & (_WORD | _SPACED_SCRIPT) and text[0].isalnum():
+            elif prev_flags & (_WORD | _SPACED_SCRIPT) and is_alnum(text[0]):
                 append(" ")
-        elif prev_flags & (_WORD | _SPACED_SCRIPT) and text[0].isalnum():
+        elif prev_flags & (_WORD | _SPACED_SCRIPT) and is_alnum(text[0]):
             append(" ")
         append(text)
         prev, prev_flags = text, flags
@@ -112,6 +112,6 @@ def _accent(body: str, mark: str) -> str:
     body = body.strip()
     if not body:
         return mark.strip() or ""
-    if body.isalnum():
+    if is_alnum(body):
         return "".join(c + mark for c in body)
     return body[0] + mark + body[1:]

@@ -4,8 +4,10 @@ version therefore shapes the output."""
 
 from __future__ import annotations
 
-import unicodedata
 from functools import cache
+
+from .unicode import lookup
+from .unicode import name as unicode_name
 
 OPERATORS = frozenset(
     "arccos arcsin arctan arg argmax argmin cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "
@@ -81,14 +83,14 @@ def _styled(alphabet: str, ch: str) -> str:
     """ℝ for \\mathbb{R}, 𝒪 for \\mathcal{O}; the letters that the Mathematical Alphanumeric
     Symbols block lacks (ℝ, ℒ, ℭ) are in Letterlike Symbols, named without "MATHEMATICAL"."""
     if ch.isascii() and ch.isdigit() and alphabet == "DOUBLE-STRUCK":
-        name = f"MATHEMATICAL DOUBLE-STRUCK DIGIT {unicodedata.name(ch).split()[-1]}"
+        name = f"MATHEMATICAL DOUBLE-STRUCK DIGIT {unicode_name(ch).split()[-1]}"
     elif ch.isascii() and ch.isalpha():
-        name = f"MATHEMATICAL {alphabet} {'CAPITAL' if ch.isupper() else 'SMALL'} {ch.upper()}"
+        name = f"MATHEMATICAL {alphabet} {'CAPITAL' if ch.isupper() else 'SMALL'} {ch.upper()}"  # ch is ASCII
     else:
         return ch
     for candidate in (name, name.replace("MATHEMATICAL ", "").replace("FRAKTUR", "BLACK-LETTER")):
         try:
-            return unicodedata.lookup(candidate)
+            return lookup(candidate)
         except KeyError:
             continue
     return ch

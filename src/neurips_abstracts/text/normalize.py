@@ -9,7 +9,8 @@ order:
    would hide them. ftfy is configured not to straighten curly quotes, not to expand ligatures
    and not to unescape HTML entities (its defaults do all three): those are the authors' text, and
    HTML entities are reported by ``validate`` rather than silently rewritten.
-2. **NFC** after the repair, so that characters the repair produces are composed too.
+2. **NFC** after the repair, so that characters the repair produces are composed too; NFC of the
+   pinned Unicode version (:mod:`.unicode`), whatever the interpreter's.
 3. **Control characters removed** (Unicode category Cc, plus BOM and zero-width space that some
    editors leave behind); TAB and line breaks become spaces instead, so words stay apart.
 4. **Whitespace** last, because steps 1-3 can leave runs of spaces: every run of Unicode white
@@ -26,13 +27,13 @@ repair has just made. Real abstracts need one pass, and two confirm it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from itertools import compress
 
 import ftfy
 import numpy as np
 
 from . import ftfy_noop
+from .unicode import is_nfc, nfc
 
 FTFY_CONFIG = ftfy.TextFixerConfig(
     unescape_html=False,
@@ -67,9 +68,9 @@ def _single_spaced_printable(text: str) -> bool:
 
 
 def _clean(text: str) -> str:
-    if _single_spaced_printable(text) and unicodedata.is_normalized("NFC", text):
+    if _single_spaced_printable(text) and is_nfc(text):
         return text  # most abstracts: one scan of each kind instead of a rewrite
-    text = unicodedata.normalize("NFC", text)
+    text = nfc(text)
     # str.split() splits on exactly the characters for which str.isspace() holds: Unicode white space.
     spaced = " ".join(text.split())
     # Nothing to remove (usually: the text only had extra white space) if what is left is

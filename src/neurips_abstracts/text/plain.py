@@ -15,12 +15,12 @@ linear in its length, whatever it holds (benchmarks/linearity.py measures it).
 from __future__ import annotations
 
 import re
-import unicodedata
 from array import array
 
 from .latex import latex_to_text
 from .latex_parser import URL_RE as _VERBATIM_RE
 from .latex_parser import math_spans
+from .unicode import category
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
 
@@ -74,10 +74,12 @@ _UNDERSCORE_OR_OPEN = _UNDERSCORE | _CAN_OPEN
 
 
 def _kind(ch: str) -> int:
-    """0: white space (or the text's edge), 1: punctuation (Unicode P or S), 2: anything else."""
-    if not ch or ch in "\t\n\x0b\x0c\r" or unicodedata.category(ch) in _SPACE_CATEGORIES:
+    """0: white space (or the text's edge), 1: punctuation (Unicode P or S), 2: anything else;
+    categories of the pinned Unicode version (a character unassigned in an older one is no
+    punctuation there)."""
+    if not ch or ch in "\t\n\x0b\x0c\r" or category(ch) in _SPACE_CATEGORIES:
         return 0
-    if ch in _ASCII_PUNCT or unicodedata.category(ch)[0] in "PS":
+    if ch in _ASCII_PUNCT or category(ch)[0] in "PS":
         return 1
     return 2
 
