@@ -156,7 +156,11 @@ def docs_skipped(dist: str | Path) -> str | None:
     root = checkout()
     if root is None:
         return f"no checkout of the project here (an installed package), so the project's {GENERATED_DOCS} were not compared"
-    if Path(dist).resolve() != root / "dist":
+    try:
+        resolved = Path(dist).resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: not the checkout's dist/ (the build refuses it)
+        resolved = None
+    if resolved != root / "dist":
         return f"{Path(dist).as_posix()}/ is not the dist/ of the checkout at {root}, so its {GENERATED_DOCS} were not compared"
     return None
 

@@ -42,7 +42,7 @@ def dump_of_sidecar(name: str) -> str:
     return name[: -len(SIDECAR_SUFFIX)] + DUMP_SUFFIX
 
 
-SHARD_RE = re.compile(r"train-(?P<i>\d{5})-of-(?P<n>\d{5})\.parquet")  # the Hub's shard names
+SHARD_RE = re.compile(r"train-(?P<i>[0-9]{5})-of-(?P<n>[0-9]{5})\.parquet")  # the Hub's shard names
 
 
 def table_folder(table: str) -> str:
