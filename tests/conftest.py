@@ -299,3 +299,49 @@ def shingles(text: str, n: int):
     from neurips_abstracts.dedup.near_duplicates import shingle_many
 
     return shingle_many(n, [text])[0]
+
+
+@pytest.fixture
+def seed_tables(seeds_dist):
+    """The seeds release's papers, occurrences and ids tables, read."""
+    import pyarrow.parquet as pq
+
+    from neurips_abstracts.core.names import data_path
+
+    return tuple(pq.read_table(seeds_dist / data_path(t)) for t in ("papers", "occurrences", "ids"))
+
+
+def set_cell(table, column: str, row: int, value):
+    """``table`` with one cell changed (a fault for a contract to find)."""
+    import pyarrow as pa
+
+    values = table.column(column).to_pylist()
+    values[row] = value
+    field = table.schema.field(column)
+    return table.set_column(table.schema.get_field_index(column), field, pa.array(values, field.type))
+
+
+@pytest.fixture
+def ws(tmp_path, monkeypatch):
+    """A workspace: raw/ with the seeds, a release dist/ beside it, and the current folder in it."""
+    from neurips_abstracts.build import build
+
+    raw = copy_seeds(tmp_path / "raw")
+    build(raw, tmp_path / "dist", previous=None)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def project_copy(project: Path, raw: Path | None = None) -> Path:
+    """A checkout of the project in ``project``: its code and the docs a build regenerates, with
+    ``raw`` (a folder of dumps) copied in as raw/ if given."""
+    import shutil
+
+    for name in ("src", "schema", "templates", "benchmarks/results"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
+                 "benchmarks/README.md"):
+        shutil.copy(ROOT / name, project / name)
+    if raw is not None:
+        shutil.copytree(raw, project / "raw")
+    return project

@@ -41,13 +41,6 @@ def dead_pid() -> int:
     return proc.pid
 
 
-@pytest.fixture
-def ws(tmp_path, monkeypatch):
-    """A workspace: raw/ with the seeds, a release dist/ beside it, and the current folder in it."""
-    raw = copy_seeds(tmp_path / "raw")
-    build(raw, tmp_path / "dist", previous=None)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def refusal_cases(ws: Path) -> dict[str, tuple[Path, str]]:

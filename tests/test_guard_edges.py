@@ -16,12 +16,6 @@ from .conftest import copy_seeds, run_cli
 from .test_guard import dead_pid, ours, tree
 
 
-@pytest.fixture
-def ws(tmp_path, monkeypatch):
-    raw = copy_seeds(tmp_path / "raw")
-    build(raw, tmp_path / "dist", previous=None)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def test_a_folder_inside_the_release_beside_a_raw_folder_is_refused_before_it_holds_one(ws):

@@ -40,6 +40,8 @@ def test_an_id_without_its_founding_record_stays_with_the_paper_holding_most_of_
 
 
 def test_added_lists_the_ids_current_now_that_were_not_before():
+    """A new paper's id is added; its own record founds no other id (founded_by holds only ids
+    founded by a record first published under another id)."""
     kept = new_paper_id(SHA, 0)
     keys = [record_key(SHA, 0), record_key(OTHER, 0)]
     previous = _previous({keys[0]: kept}, (IdRow(kept, kept, CURRENT, "1.0.0", None),))
@@ -48,6 +50,7 @@ def test_added_lists_the_ids_current_now_that_were_not_before():
     new = identity.paper_of_cluster[1]
     assert identity.paper_of_cluster[0] == kept and new != kept
     assert identity.added == [new]
+    assert identity.founded_by == {}
 
 
 def test_merged_lists_the_ids_merged_in_this_build_only():
@@ -62,14 +65,6 @@ def test_merged_lists_the_ids_merged_in_this_build_only():
     assert identity.removed == []
 
 
-def test_a_new_paper_s_own_record_is_not_recorded_as_founding_another_id():
-    """founded_by holds only ids founded by a record first published under another id."""
-    kept = new_paper_id(SHA, 0)
-    keys = [record_key(SHA, 0), record_key(OTHER, 0)]
-    previous = _previous({keys[0]: kept}, (IdRow(kept, kept, CURRENT, "1.0.0", None),))
-    founding = {0: Founding(SHA, 0, "0" * 64), 1: Founding(OTHER, 0, "1" * 64)}
-    identity = assign_ids(keys, np.array([0, 1]), founding, previous, "1.1.0")
-    assert identity.founded_by == {}
 
 
 def test_an_id_taken_before_is_never_given_again(monkeypatch):

@@ -16,20 +16,15 @@ import pytest
 
 from neurips_abstracts.core.lock import lock_file, writing
 
-from .conftest import HEADER, ROOT, snapshot, synthetic_dumps
+from .conftest import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
 
 posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
 DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md", "benchmarks/README.md")  # docs.GENERATED_DOCS
 
 
-def project_copy(tmp_path: Path, papers: int = 240) -> Path:
+def project_with_dumps(tmp_path: Path, papers: int = 240) -> Path:
     """A checkout of the project (its code, and docs a build regenerates) with dumps of its own."""
-    project = tmp_path / "project"
-    for name in ("src", "schema", "templates", "benchmarks/results"):
-        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
-                 "benchmarks/README.md"):
-        shutil.copy(ROOT / name, project / name)
+    project = project_copy(tmp_path / "project")
     synthetic_dumps(project / "raw", papers=papers)
     return project
 
@@ -56,7 +51,7 @@ def restore(project: Path, files: dict[str, bytes]) -> None:
 @pytest.fixture(scope="module")
 def old_and_new(tmp_path_factory):
     """A checkout built once (old), a dump added, and what its next build makes (new)."""
-    project = project_copy(tmp_path_factory.mktemp("interrupts"))
+    project = project_with_dumps(tmp_path_factory.mktemp("interrupts"))
     subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
     old = state(project)
     body = "\n\n".join(f"A new paper {k} on sparse attention with a bound that holds for every graph." for k in range(9))
@@ -118,7 +113,7 @@ def pooled(tmp_path_factory):
     (old), a dump added, its next build (new) and how long that took."""
     from neurips_abstracts.core.config import POOL_MIN_BYTES
 
-    project = project_copy(tmp_path_factory.mktemp("pooled"), papers=200)
+    project = project_with_dumps(tmp_path_factory.mktemp("pooled"), papers=200)
     raw = project / "raw"
     big = tmp_path_factory.mktemp("big")
     synthetic_dumps(big, seed=1, papers=45_000)

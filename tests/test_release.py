@@ -18,7 +18,7 @@ from neurips_abstracts.core.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.docs import refresh, stale
 from neurips_abstracts.release.verify import verify
 
-from .conftest import ROOT, SEED_DIR, run_cli, run_process, seed_counts, seed_files
+from .conftest import ROOT, SEED_DIR, project_copy, run_cli, run_process, seed_counts, seed_files
 
 
 @pytest.fixture
@@ -255,13 +255,7 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     """`check` in a checkout (a copy of this one, built from the seeds) fails on a hand-edited
     benchmarks/README.md, names it and the command; that command makes `check` pass. A deleted
     one is named as missing, with the way to restore it."""
-    project = tmp_path / "project"
-    for name in ("src", "schema", "templates", "benchmarks/results"):
-        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "CHANGELOG.md", "LICENSE", "build_dataset.py", "README.md", "CONTRIBUTING.md",
-                 "benchmarks/README.md"):
-        shutil.copy(ROOT / name, project / name)
-    shutil.copytree(SEED_DIR, project / "raw")
+    project = project_copy(tmp_path / "project", SEED_DIR)
 
     # One new process runs the copy's CLI (its src/ first on the path, as its build_dataset.py
     # puts it) for each command in turn, as run_cli does in this process.

@@ -14,6 +14,8 @@ from neurips_abstracts.core.schema import (
 )
 from neurips_abstracts.release.contracts import ContractError, check
 
+from .conftest import set_cell
+
 
 @pytest.fixture(scope="module")
 def retiring_dist(tmp_path_factory):
@@ -57,65 +59,56 @@ def test_foreign_key_declared():
     assert fk["fields"] == ["paper_id"] and fk["reference"] == {"resource": "papers", "fields": ["paper_id"]}
 
 
-@pytest.fixture
-def tables(seeds_dist):
-    return tuple(pq.read_table(seeds_dist / data_path(t)) for t in ("papers", "occurrences", "ids"))
 
 
-def _set(table: pa.Table, column: str, row: int, value) -> pa.Table:
-    values = table.column(column).to_pylist()
-    values[row] = value
-    return table.set_column(table.schema.get_field_index(column), table.schema.field(column), pa.array(values, table.schema.field(column).type))
-
-
-def test_seed_tables_pass(tables):
-    papers, occ, ids = tables
+def test_seed_tables_pass(seed_tables):
+    papers, occ, ids = seed_tables
     check(papers, occ, occ.num_rows, ids)
 
 
-def test_lost_record_caught(tables):
-    papers, occ, ids = tables
+def test_lost_record_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="raw records were parsed"):
         check(papers, occ, occ.num_rows + 1, ids)
 
 
-def test_orphan_occurrence_caught(tables):
-    papers, occ, ids = tables
+def test_orphan_occurrence_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="do not exist"):
-        check(papers, _set(occ, "paper_id", 0, "0" * 16), occ.num_rows, ids)
+        check(papers, set_cell(occ, "paper_id", 0, "0" * 16), occ.num_rows, ids)
 
 
-def test_duplicate_primary_key_caught(tables):
-    papers, occ, ids = tables
+def test_duplicate_primary_key_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="schema"):
-        check(_set(papers, "paper_id", 1, papers.column("paper_id")[0].as_py()), occ, occ.num_rows, ids)
+        check(set_cell(papers, "paper_id", 1, papers.column("paper_id")[0].as_py()), occ, occ.num_rows, ids)
 
 
-def test_pattern_and_enum_caught(tables):
-    papers, occ, ids = tables
+def test_pattern_and_enum_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="schema"):
-        check(papers, _set(occ, "relation", 0, "cousin"), occ.num_rows, ids)
+        check(papers, set_cell(occ, "relation", 0, "cousin"), occ.num_rows, ids)
     with pytest.raises(ContractError, match="schema"):
-        check(_set(papers, "abstract_sha256", 0, "XYZ"), occ, occ.num_rows, ids)
+        check(set_cell(papers, "abstract_sha256", 0, "XYZ"), occ, occ.num_rows, ids)
 
 
-def test_two_canonical_caught(tables):
-    papers, occ, ids = tables
+def test_two_canonical_caught(seed_tables):
+    papers, occ, ids = seed_tables
     row = pc.index(occ.column("relation"), "exact_duplicate").as_py()
     with pytest.raises(ContractError, match="exactly one canonical"):
-        check(papers, _set(occ, "relation", row, "canonical"), occ.num_rows, ids)
+        check(papers, set_cell(occ, "relation", row, "canonical"), occ.num_rows, ids)
 
 
-def test_abstract_not_matching_its_hash_caught(tables):
-    papers, occ, ids = tables
+def test_abstract_not_matching_its_hash_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="hash"):
-        check(_set(papers, "abstract", 0, "tampered"), occ, occ.num_rows, ids)
+        check(set_cell(papers, "abstract", 0, "tampered"), occ, occ.num_rows, ids)
 
 
-def test_count_disagreement_caught(tables):
-    papers, occ, ids = tables
+def test_count_disagreement_caught(seed_tables):
+    papers, occ, ids = seed_tables
     with pytest.raises(ContractError, match="n_occurrences"):
-        check(_set(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)
+        check(set_cell(papers, "n_occurrences", 0, 7), occ, occ.num_rows, ids)
 
 
 @pytest.mark.parametrize("broken", ["row", "across", "both", "crash"])
@@ -160,7 +153,7 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
 
         def tampered(*args, **kwargs):
             result, prev = real(*args, **kwargs)
-            return dataclasses.replace(result, papers=_set(result.papers, "n_occurrences", 0, 7)), prev
+            return dataclasses.replace(result, papers=set_cell(result.papers, "n_occurrences", 0, 7)), prev
 
         monkeypatch.setattr(build_module, "_run", tampered)
     error, message = {"row": (ContractError, "schema"), "across": (ContractError, "n_occurrences"),
@@ -213,7 +206,7 @@ def test_the_contracts_check_the_promises_of_the_previous_release(retiring_dist)
     papers, occ, ids = (pq.read_table(retiring_dist / data_path(t)) for t in ("papers", "occurrences", "ids"))
     check(papers, occ, occ.num_rows, ids, previous)  # as built: every promise kept
     with pytest.raises(ContractError, match="first_release changed"):
-        check(papers, occ, occ.num_rows, _set(ids, "first_release", 0, "0.9.0"), previous)
+        check(papers, occ, occ.num_rows, set_cell(ids, "first_release", 0, "0.9.0"), previous)
     retired = pc.index(ids["status"], "removed").as_py()
     with pytest.raises(ContractError, match="published ids missing from ids"):
         check(papers, occ, occ.num_rows, pa.concat_tables([ids.slice(0, retired), ids.slice(retired + 1)]), previous)
