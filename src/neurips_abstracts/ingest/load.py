@@ -1,4 +1,5 @@
-"""Read raw/: the one place the build touches its input, and the rules a raw folder follows.
+"""The rules a raw folder follows, and listing it: which dumps and metadata files it holds.
+The bytes of each dump are read by ``build._reader``, one dump at a time as the build reaches it.
 
 `validate` and the build apply the same rules through the functions here, so they agree on
 what is refused and say it in the same words. Each rule names itself with a code (validate's).
