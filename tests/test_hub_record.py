@@ -180,3 +180,18 @@ def test_publish_refuses_a_release_that_rewrites_the_history_of_an_id(project, h
     proc = publish(project, hub)
     assert proc.returncode == 1 and hub.commits_received() == []
     assert f"published ids whose first_release changed (against {OLDER} on the Hub): {rows[0]['id']}" in proc.stderr
+
+
+def test_a_hub_edit_titled_like_a_release_is_still_not_publishs(project, hub):
+    """A title proves nothing (anyone types one in the Hub's editor): an untagged commit titled
+    "Release v1.1.1" after the tag is named, and publish refuses."""
+    put_release(hub, folder_bytes(project / "dist"))
+    edit = edit_on_the_hub(hub, "README.md", b"---\n---\nedited", "Release v1.1.1")
+    proc = publish(project, hub)
+    assert proc.returncode == 1 and hub.commits_received() == []
+    assert f"{edit.oid[:12]} ('Release v1.1.1')" in proc.stderr
+
+
+def test_verify_hub_refuses_a_folder_taken_for_a_version(project):
+    proc = run_process("verify", "--hub", str(project / "dist"))
+    assert proc.returncode == 2 and "is not a version" in proc.stderr and "verify dist --hub" in proc.stderr

@@ -4,6 +4,8 @@ and only one command writes a folder at a time."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import signal
@@ -257,3 +259,101 @@ def test_a_killed_holder_leaves_no_lock_behind(tmp_path):
         holder.wait()
     with writing(tmp_path / "dist"):  # taken at once: nothing to clean up by hand
         pass
+
+
+_FORKING_HOLDER = """
+import os, sys, time
+from neurips_abstracts.core.lock import close_inherited, writing
+with writing(sys.argv[1]):
+    child = os.fork()
+    if child == 0:
+        if sys.argv[3] == "close":
+            close_inherited()  # what a build's worker does as it starts
+        time.sleep(60)
+        os._exit(0)
+    open(sys.argv[2], "w").write(str(child))
+    time.sleep(120)
+"""
+
+
+@posix
+@pytest.mark.parametrize("closes", [True, False])
+def test_a_forked_child_does_not_keep_a_killed_holders_lock(tmp_path, closes):
+    """An OS file lock lasts while any copy of its descriptor is open: a worker forked from the
+    build closes its copy (close_inherited), so killing the build frees the lock at once. The
+    control: a child that keeps its copy keeps the lock."""
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen([sys.executable, "-c", _FORKING_HOLDER, str(tmp_path / "dist"), str(ready),
+                               "close" if closes else "keep"], cwd=ROOT)
+    child = None
+    try:
+        deadline = time.monotonic() + 60
+        while not (ready.exists() and ready.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child = int(ready.read_text())
+        holder.kill()
+        holder.wait()
+        if closes:
+            with writing(tmp_path / "dist"):
+                pass
+        else:
+            with pytest.raises(Exception, match="another command"), writing(tmp_path / "dist"):
+                pass
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        if child:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
+
+_SIGNAL_AT_LINE = """
+import inspect, json, os, signal, sys, tempfile
+from pathlib import Path
+from neurips_abstracts.core import interrupts
+from neurips_abstracts.core.guard import replace_dir
+
+line = int(sys.argv[1])
+out = Path(tempfile.mkdtemp()) / "dist"
+fired = []
+
+def fill(tmp):
+    (tmp / "build_manifest.json").write_text("{}")
+
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename == interrupts.__file__ and event == "line" and frame.f_lineno == line and not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+    return tracer
+
+status = "finished"
+try:
+    with interrupts.handled():
+        sys.settrace(tracer)
+        try:
+            replace_dir(out, fill)
+        finally:
+            sys.settrace(None)
+except KeyboardInterrupt:
+    status = "stopped"
+print(json.dumps([bool(fired), status, out.exists()]))
+"""
+
+
+@posix
+def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_or_new_and_finished():
+    """SIGINT sent on each line of ``uninterrupted`` in turn, around a real swap: the outcome is
+    the new release and a finished command, or the old one (none here) and a stopped one."""
+    import inspect
+
+    from neurips_abstracts.core import interrupts
+
+    lines, start = inspect.getsourcelines(interrupts.uninterrupted)
+    reached = 0
+    for line in range(start, start + len(lines)):
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_AT_LINE, str(line)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        fired, status, new = json.loads(proc.stdout.strip().splitlines()[-1])
+        reached += fired
+        assert (status, new) in (("finished", True), ("stopped", False)), (line, status, new, proc.stderr)
+    assert reached >= 10  # the lines the swap runs through were each hit

@@ -168,3 +168,21 @@ def test_sharded_releases_are_read_whole_by_every_reader(tmp_path):
         files = [str(new / rel) for rel in release_table_paths(new, table)]
         loaded = load_dataset("parquet", data_files=files, split="train")
         assert loaded.num_rows == read_release_table(new, table).num_rows
+
+
+def test_a_stray_shard_is_named_not_called_no_release(tmp_path):
+    """A shard file of another set beside a table's shards breaks the set: the build reading
+    that release names the folder and the file, not "not a release"."""
+    import shutil
+
+    import pytest
+
+    from neurips_abstracts.core.errors import DumpError
+    from neurips_abstracts.core.names import release_table_paths
+    from neurips_abstracts.ingest.previous import read_previous
+
+    dist, _ = _sharded(tmp_path)
+    first = release_table_paths(dist, "occurrences")[0]
+    shutil.copy(dist / first, dist / "data" / "occurrences" / "train-00000-of-00001.parquet")
+    with pytest.raises(DumpError, match=r"data/occurrences.*train-00000-of-00001\.parquet"):
+        read_previous(dist)

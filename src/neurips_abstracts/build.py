@@ -12,7 +12,7 @@ from pathlib import Path
 from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
-from .core.guard import check_replaceable, remove_litter, temporary_folder
+from .core.guard import check_replaceable, remove_litter, resolve, temporary_folder
 from .core.names import MANIFEST, release_beside, data_path
 from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
 from .core.schema import TABLES, pandera_schema
@@ -217,7 +217,7 @@ def anchored_previous(raw_dir: str | Path, previous, into: Path):
 def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final) -> dict:
     # refused before any work; a release read but not written (publish's dist/) must survive
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
-    guard = {"raw": [raw_dir], "keep": [p for p in reads if Path(p).resolve() != Path(out).resolve()], "releases": reads}
+    guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
     check_replaceable(out, **guard)
     for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
         remove_litter(folder.parent, folder.name)

@@ -114,9 +114,19 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
         click.echo(f"{dist_dir}/ and {GENERATED_DOCS} are up to date with {raw_dir}/")
 
 
+def _hub_version(value: str | None) -> str | None:
+    from .release.hub_record import TAG_RE
+
+    if value in (None, "newest") or TAG_RE.fullmatch(value if value.startswith("v") else f"v{value}"):
+        return value
+    raise click.BadParameter(f"{value!r} is not a version (1.1.0 or v1.1.0); give DIST before --hub, "
+                             "as in: verify dist --hub")
+
+
 @click.command(cls=AsInvokedCommand)
 @click.argument("dist_dir", default="dist", required=False)
 @click.option("--hub", "hub_version", is_flag=False, flag_value="newest", default=None, metavar="[VERSION]",
+              callback=lambda ctx, param, value: _hub_version(value),
               help="Also check DIST against the release tag VERSION (default: the newest) of the Hub repository, "
                    "as publish does before its commit.")
 @click.option("--repo-id", default=None, help="The Hub repository for --hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
@@ -155,7 +165,7 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
             sys.exit(1)
         click.echo(f"hub: {record.repo_id} holds no release tag yet" if record.tag is None else
                    f"hub: {dist_dir}/ keeps every id {record.tag} of {record.repo_id} published, with its history; "
-                   f"the tag is where publish put it, and no commit came after it")
+                   f"the tag is where publish put it, and no commit after it is one publish did not make")
     for problem in problems:
         click.echo(f"{dist_dir}/{problem}", err=True)
     if problems:

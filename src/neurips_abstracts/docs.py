@@ -65,12 +65,12 @@ occurrences = load_dataset("{repo_id}", "occurrences", revision="{tag}", split="
 {NEEDS_HUB}
 ```python
 import pandas as pd
-papers = pd.read_parquet("{hf}/papers/train-00000-of-00001.parquet")
+papers = pd.read_parquet("{hf}/papers")  # the table's folder: every shard of it
 ```
 
 ```sql
 -- DuckDB
-SELECT count(*) FROM '{hf}/occurrences/train-00000-of-00001.parquet';
+SELECT count(*) FROM '{hf}/occurrences/*.parquet';
 ```
 """
 

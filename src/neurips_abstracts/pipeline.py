@@ -185,10 +185,14 @@ def _leave_interrupts() -> None:
     workers (``Workers.close``); a worker interrupted too would die printing its traceback.
     SIGTERM ends a worker at once (forked, it would inherit the build's handler of it). And a
     worker ends itself when the build's process is gone, however it went (``kill -9``, the OOM
-    killer): the executor would never end it, and it would live on, holding its memory."""
+    killer): the executor would never end it, and it would live on, holding its memory (and,
+    forked, the build's lock: closed here)."""
     import signal
     import threading
 
+    from .core.lock import close_inherited
+
+    close_inherited()  # forked: the build's lock is the build's alone
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -54,7 +54,8 @@ class Refused(DumpError):
         super().__init__(str(path), f"refused: {reason}", code="refused")
 
 
-def _resolve(path: Path) -> Path:
+def resolve(path: Path) -> Path:
+    """``path`` resolved; Refused (one line) where a symbolic link loop is on the way to it."""
     try:
         return path.resolve()
     except (OSError, RuntimeError):  # RuntimeError: a symbolic link loop (Python < 3.13)
@@ -102,7 +103,7 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
         raise Refused(target, f"it is a symbolic link ({SYMLINK_POLICY}): give the folder itself")
     if target.exists() and not target.is_dir():
         raise Refused(target, "it is a file, not a folder")
-    real = _resolve(target)
+    real = resolve(target)
     existing = next(p for p in (real, *real.parents) if p.exists())
     if not existing.is_dir():
         raise Refused(target, f"{existing} is a file, not a folder")
@@ -115,9 +116,9 @@ def check_replaceable(target: str | Path, raw: Iterable[str | Path] = (), keep: 
         if (real / marker).exists():
             raise Refused(target, f"it is a repository root (holds {marker})")
     root, project_raw, project_dist = project_folders()
-    raws = [_resolve(Path(r)) for r in raw] + [project_raw]
-    kept = [_resolve(Path(k)) for k in keep]
-    dists = [release_beside(r) for r in raws] + [_resolve(Path(r)) for r in releases] + [project_dist]
+    raws = [resolve(Path(r)) for r in raw] + [project_raw]
+    kept = [resolve(Path(k)) for k in keep]
+    dists = [release_beside(r) for r in raws] + [resolve(Path(r)) for r in releases] + [project_dist]
     if real in [root.resolve(), *root.resolve().parents]:
         raise Refused(target, f"it holds the project {root}")
     for folder, what in [*((r, "raw folder") for r in raws), *((k, "input") for k in kept)]:
@@ -176,7 +177,7 @@ def check_raw_target(raw: str | Path) -> Path:
         raise Refused(raw, NO_RAW_FOLDER)
     if not raw.is_dir():
         raise Refused(raw, "it is a file, not a raw folder")
-    real = _resolve(raw)
+    real = resolve(raw)
     here = Path.cwd().resolve()
     if real in here.parents or (real == here and not _holds_dumps(real, any_txt=False)):
         # the current folder is a raw folder only if it holds dumps already (`cd raw && add … --raw .`)

@@ -86,15 +86,18 @@ def uninterrupted(final: bool = True) -> Iterator[None]:
         yield
         ok = True
     finally:
+        committed = ok and final and _state.handled
+        if committed:
+            _state.committed = True  # first: from here on a signal is only noted, never raised
+        held = _state.pending if _state.pending != held_before else None
         _state.holding = holding
         if saved is not None:
             for s, handler in saved.items():
                 signal.signal(s, handler)
-        held, _state.pending = _state.pending, held_before
-        if ok and final and _state.handled:
-            _state.committed, _state.pending = True, held
-        elif ok and held is not None and held != held_before and not holding:
-            signal.raise_signal(held)  # its handler (ours raises KeyboardInterrupt) decides
+        if not committed:
+            _state.pending = held_before
+            if ok and held is not None and not holding:
+                signal.raise_signal(held)  # its handler (ours raises KeyboardInterrupt) decides
 
 
 def finish_note() -> str | None:

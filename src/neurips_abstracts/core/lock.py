@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,15 +22,36 @@ from pathlib import Path
 from .guard import MARK, Refused
 
 _WINDOWS_OFFSET = 2**20  # the byte locked on Windows, past the process id written at the start
+_fds: dict[Path, int] = {}  # the open lock file of each of them
 _held: dict[Path, int] = {}  # lock files this process holds, with how many holders: a command's
 # own steps nest (publish holds its stage, then builds into it)
+
+
+def _lock_dir() -> Path:
+    # One place for every process of the machine, whatever TMPDIR says (two shells with other
+    # TMPDIRs, or macOS's per-user one, would otherwise lock different files): /tmp where there
+    # is one; on Windows the temporary folder (per user there: a limit).
+    return Path("/tmp") if os.name != "nt" and os.path.isdir("/tmp") else Path(tempfile.gettempdir())
 
 
 def lock_file(folder: str | Path) -> Path:
     """The lock file of ``folder``."""
     real = os.path.normcase(os.path.abspath(os.path.realpath(folder)))
+    if sys.platform == "darwin":  # case-insensitive by default there: Dist and dist are one folder
+        real = real.lower()
     key = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
-    return Path(tempfile.gettempdir()) / f"{MARK}-lock-{key}"
+    return _lock_dir() / f"{MARK}-lock-{key}"
+
+
+def close_inherited() -> None:
+    """In a process forked from a holder (a build's worker): close the lock files it inherited,
+    so that a lock is the holder's alone and ends with it (an OS file lock lasts while any copy
+    of its descriptor is open)."""
+    for fd in _fds.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _fds.clear()
+    _held.clear()
 
 
 def _try_lock(fd: int) -> bool:
@@ -99,11 +121,12 @@ def writing(folder: str | Path) -> Iterator[None]:
                     os.ftruncate(fd, 0)
                     os.lseek(fd, 0, os.SEEK_SET)
                     os.write(fd, f"{os.getpid()}\n".encode())
-            _held[path] = 1
+            _held[path], _fds[path] = 1, fd
             try:
                 yield
             finally:
-                del _held[path]
+                _held.pop(path, None)
+                _fds.pop(path, None)
         finally:
             _unlock(fd)
     finally:

@@ -70,11 +70,15 @@ def table_paths(table: str, listing) -> list[str]:
                    and SHARD_RE.fullmatch(p[len(prefix):]))
     if not found:
         return []
-    n = int(SHARD_RE.fullmatch(found[0][len(prefix):])["n"])
+    counts = [int(SHARD_RE.fullmatch(p[len(prefix):])["n"]) for p in found]
+    n = max(set(counts), key=lambda c: (counts.count(c), c))  # the set most shards belong to
     expected = [shard_path(table, i, n) for i in range(n)]
     if found != expected:
-        missing = sorted(set(expected) - set(found)) or sorted(set(found) - set(expected))
-        raise ValueError(f"{prefix}: shards {', '.join(missing[:3])} break the set of {n}")
+        extra, missing = sorted(set(found) - set(expected)), sorted(set(expected) - set(found))
+        raise ValueError(f"{prefix}: the set of {n} shards"
+                         + (f" has files of no set: {', '.join(extra[:3])}" if extra else "")
+                         + (" and" if extra and missing else "")
+                         + (f" lacks {', '.join(missing[:3])}" if missing else ""))
     return found
 
 

@@ -227,7 +227,8 @@ def publish(
         raise type(exc)(hub.redact(str(exc))) from None
 
 
-def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool) -> None:
+def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
+                      head_is_ours: bool) -> None:
     """Refuse, naming what, unless the release keeps the promises of the Hub's last release tag
     before ``tag`` and the branch holds only publish's commits since it (``release.hub_record``)."""
     from ..core.errors import DumpError
@@ -236,7 +237,8 @@ def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, 
 
     with temporary_folder() as fetched:
         try:
-            record = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call)
+            record = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call,
+                                 head_is_ours=head_is_ours)
         except DumpError as exc:
             raise PublishError(f"refused: {exc}") from None
         problems = findings(record, dist, tag[1:], discard_edits)
@@ -276,7 +278,8 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub
         )
         plan = make_plan(dist, repo_id, revision, remote_files(tree))
         hub.log(render_plan(plan, remote_known=True))
-        _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits)
+        _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits,
+                          head_is_ours=same_files(local_files(dist), remote_files(tree)))
 
         tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
         move_tag = False

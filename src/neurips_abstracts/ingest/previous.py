@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_paths
+from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_folder, table_paths
 from .sidecar import DumpMeta, changed_since_published
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
@@ -89,6 +89,12 @@ def read_previous(path: str | Path) -> PreviousRelease:
     """Read the release in ``path`` (a dist/ folder). ValueError if it is not one, DumpError
     naming the file if one of its files cannot be read."""
     p = Path(path)
+    if holds_release(p):
+        for table in ("occurrences", "ids", "papers"):
+            try:
+                release_table_paths(p, table)
+            except ValueError as exc:  # a shard too many or missing: name it, not "not a release"
+                raise DumpError(str(p / table_folder(table)), f"{exc}; {_RESTORE}", code="damaged") from None
     if not is_release(p):
         what = f"not a release (no {MANIFEST} and occurrences table)" if p.is_dir() else "no such release folder"
         raise ValueError(f"{path}: {what}")

@@ -22,9 +22,8 @@ from pathlib import Path
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
 
-TAG_RE = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
+TAG_RE = re.compile(r"v([0-9]+)\.([0-9]+)\.([0-9]+)")
 PUBLISH_TITLE = "Release {tag}"  # the title of the commit publish makes for a release (hub/plan.py)
-_PUBLISH_TITLE_RE = re.compile(r"Release v\d+\.\d+\.\d+")
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -52,10 +51,15 @@ def _direct(what: str, fn, *args, **kwargs):
 
 
 def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version: str | None = None,
-                before: str | None = None, refs=None, call: Callable = _direct) -> HubRecord:
+                before: str | None = None, refs=None, call: Callable = _direct, head_is_ours: bool = False) -> HubRecord:
     """Read the release tag of ``repo_id`` named by ``version``, else the newest one older than
     ``before`` (a version), else the newest; download the files of it that hold the ids into
-    ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries)."""
+    ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries).
+
+    A commit after the tag is publish's own only if it is a release publish tagged (titled
+    ``Release vX`` and tagged ``vX``), or, with ``head_is_ours``, the branch's head (it holds the
+    very files being published: a publish stopped before its tag); a title alone proves nothing,
+    as anyone can type one in the Hub's editor."""
     from ..core.errors import DumpError
     from ..ingest.previous import read_previous
 
@@ -83,7 +87,9 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
             record.moved = (f"tag {tag} points at commit {commit[:12]} ({tagged.title!r}), not at the commit "
                             f"publish made for it ({PUBLISH_TITLE.format(tag=tag)!r})")
         after = history[: in_history.index(commit)]
-        record.foreign = [(c.commit_id, c.title) for c in after if not _PUBLISH_TITLE_RE.fullmatch(c.title or "")]
+        released = {(PUBLISH_TITLE.format(tag=t), oid) for t, oid in tags.items()}
+        record.foreign = [(c.commit_id, c.title) for k, c in enumerate(after)
+                          if (c.title, c.commit_id) not in released and not (k == 0 and head_is_ours)]
     tree = {f.path for f in call("read tagged files", lambda: list(api.list_repo_tree(
         repo_id, repo_type="dataset", revision=commit, recursive=True))) if hasattr(f, "size")}
     try:
