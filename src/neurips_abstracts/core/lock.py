@@ -3,7 +3,8 @@ folder's lock for its whole run, and a second one refuses in one line.
 
 The lock is the operating system's lock on a file (``flock`` on Linux and macOS, ``msvcrt``'s
 byte lock on Windows), so a process that dies, however it dies, holds it no longer: no stale
-lock is ever left to remove by hand. The file lives in the system's temporary folder, named by
+lock is ever left to remove by hand (a build's forked workers close their copy as they start).
+The file lives in /tmp, whatever TMPDIR says (on Windows, the user's temporary folder), named by
 the folder's resolved path (however the path was typed, one folder has one lock), never in the
 project: it is not ours to litter. It is left there, empty but for the holder's process id:
 removing a lock file another process is about to lock would let two hold it.
