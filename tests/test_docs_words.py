@@ -26,15 +26,15 @@ def test_the_docs_commit_a_dump_with_the_git_add_that_add_prints(tmp_path):
     proc = run_cli("add", "dump.txt", "--crawled-at", "2026-11-30", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     printed = proc.stdout.strip().splitlines()[-1]
-    m = re.fullmatch(r"next: (git add (\S+) (\S+)) && git commit, then open a pull request", printed)
+    m = re.fullmatch(r'next: (git add (\S+) (\S+) && git commit -m "Add a dump crawled on 2026-11-30")', printed)
     assert m, printed
     txt, meta = m[2], m[3]
     assert (tmp_path / txt).is_file() and (tmp_path / meta).is_file() and sorted(p.name for p in raw.iterdir() if NAME_RE.match(p.name) and txt.endswith(p.name) or meta.endswith(p.name))
-    as_documented = NAME_RE.sub("NNN_<hex>", m[1]) + " && git commit"
-    assert as_documented == "git add raw/NNN_<hex>.txt raw/NNN_<hex>.json && git commit"
+    as_documented = NAME_RE.sub("NNN_<hex>", m[1])
+    assert as_documented == 'git add raw/NNN_<hex>.txt raw/NNN_<hex>.json && git commit -m "Add a dump crawled on 2026-11-30"'
     for doc, text in (("README.md", README), ("CONTRIBUTING.md", CONTRIBUTING)):
         adds = [line for line in _shell_lines(text) if line.startswith("git add raw")]
-        assert adds and all(line.startswith(as_documented) for line in adds), (doc, adds)
+        assert adds and all(line == as_documented for line in adds), (doc, adds)  # word for word: paste it
 
 
 def test_the_command_table_says_the_name_add_gives_a_dump():

@@ -60,7 +60,9 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
             return
         dump, sidecar = land(plan)
     click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
-    click.echo(f"next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit, then open a pull request")
+    what = f"a dump crawled on {plan.meta.crawled_at}" if plan.meta.crawled_at else f"dump {plan.meta.file}"
+    click.echo("commit both files, then open a pull request:")
+    click.echo(f'next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit -m "Add {what}"')
 
 
 @click.command(cls=AsInvokedCommand)

@@ -62,6 +62,7 @@ class ReportsErrors(click.Group):
     before ``--``) or NEURIPS_ABSTRACTS_DEBUG=1."""
 
     def main(self, args=None, **kwargs):
+        as_process = args is None
         args = list(sys.argv[1:] if args is None else args)
         end = args.index("--") if "--" in args else len(args)
         debug = DEBUG_FLAG in args[:end] or os.environ.get(DEBUG_ENV, "") not in ("", "0")
@@ -70,14 +71,22 @@ class ReportsErrors(click.Group):
         tolerant_streams()
         from .core import interrupts
 
-        with interrupts.handled():  # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0
-            try:
-                return super().main(args, **kwargs)
-            except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
-                if debug:
-                    raise
-                click.echo(as_invoked(one_line(exc)), err=True)
-                sys.exit(1)
-            finally:
-                if (note := interrupts.finish_note()) is not None:
-                    click.echo(note, err=True)
+        # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0. A command run as a process
+        # (no ``args``: from sys.argv) keeps noting signals after its commit until it exits; one
+        # called in a process of the caller's (click's test runner) gives the handlers back.
+        try:
+            with interrupts.handled(keep_after_commit=as_process):
+                try:
+                    return super().main(args, **kwargs)
+                except Exception as exc:  # noqa: BLE001 - the one place every failure becomes a line
+                    if debug:
+                        raise
+                    click.echo(as_invoked(one_line(exc)), err=True)
+                    sys.exit(1)
+                finally:
+                    if (note := interrupts.finish_note()) is not None:
+                        click.echo(note, err=True)
+        finally:
+            from .core.guard import kill_point
+
+            kill_point("exiting")  # crash tests: a signal as the command's process exits

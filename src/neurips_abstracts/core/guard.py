@@ -259,7 +259,7 @@ def _name(target: Path, kind: str) -> str:
     return f".{target.name}.{MARK}-{kind}-{os.getpid()}-"
 
 
-def _kill_point(name: str) -> None:
+def kill_point(name: str) -> None:
     """Crash tests set NEURIPS_ABSTRACTS_KILL_AT to a point's name: the process gets a signal
     there (SIGKILL, as if killed, or the one NEURIPS_ABSTRACTS_KILL_WITH names, as SIGINT), so a
     test can stop a build at each step of a swap deterministically."""
@@ -292,7 +292,7 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
     tmp = Path(tempfile.mkdtemp(prefix=_name(out, "tmp"), dir=out.parent))
     staged: list[tuple[Path, Path]] = []
     try:
-        _kill_point("filling")
+        kill_point("filling")
         companions = fill(tmp)
         companions = companions if isinstance(companions, dict) else {}  # what else it returns is not ours
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a release folder is world-readable
@@ -300,7 +300,7 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
             remove_litter(target.parent, target.name)
             staged.append((temporary_file(target), target))
             staged[-1][0].write_bytes(text.encode("utf-8"))
-        _kill_point("filled")
+        kill_point("filled")
         with uninterrupted(final):
             _commit(out, tmp, staged)
     except BaseException:
@@ -322,7 +322,7 @@ def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> None:
         old = Path(tempfile.mkdtemp(prefix=_name(out, "old"), dir=out.parent))
         os.rmdir(old)  # a unique free name, taken by the rename below
         out.rename(old)
-        _kill_point("moved-aside")
+        kill_point("moved-aside")
         try:
             tmp.rename(out)
         except BaseException:
@@ -330,7 +330,7 @@ def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> None:
             raise
     else:
         tmp.rename(out)
-    _kill_point("swapped")
+    kill_point("swapped")
     done: list[Path] = []
     try:
         for path, target in staged:

@@ -46,9 +46,11 @@ def _on_signal(signum, frame) -> None:
 
 
 @contextlib.contextmanager
-def handled() -> Iterator[None]:
+def handled(keep_after_commit: bool = False) -> Iterator[None]:
     """Run a command under these rules (the CLI wraps every command in it). Its handlers are
-    restored afterwards, unless a signal stopped the command: then they stay ignored until exit."""
+    restored afterwards, unless a signal stopped the command (then they stay ignored until
+    exit) or, with ``keep_after_commit`` (a command run as its own process), a commit was made:
+    a signal during the interpreter's exit would otherwise kill a finished command with 130."""
     if not _in_main_thread() or _state.handled:
         yield
         return
@@ -60,7 +62,7 @@ def handled() -> Iterator[None]:
         yield
     finally:
         _state.handled = False
-        if not _state.stopped:
+        if not _state.stopped and not (keep_after_commit and _state.committed):
             for s, handler in saved.items():
                 signal.signal(s, handler)
 
