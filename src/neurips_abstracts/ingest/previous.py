@@ -76,13 +76,14 @@ def read_release_table(folder: str | Path, table: str, columns: list[str] | None
     return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
 
 
-def damaged(file: str | Path, exc: BaseException) -> DumpError:
-    """The error for a release file that cannot be read: it names the file and the way out."""
+def damaged(file: str | Path, exc: BaseException, way_out: str = "or build with --previous naming an intact release") -> DumpError:
+    """The error for a release file that cannot be read: it names the file and the way out
+    (``way_out``: what else the command that read it can do)."""
     if isinstance(exc, OSError) and exc.strerror:  # unreadable, not damaged
         return DumpError(str(file), exc.strerror, code="unreadable")
     reason = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split()) or type(exc).__name__
-    return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) "
-                                "or build with --previous naming an intact release", code="damaged")
+    return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) {way_out}",
+                     code="damaged")
 
 
 def read_previous(path: str | Path) -> PreviousRelease:

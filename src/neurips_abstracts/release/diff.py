@@ -33,6 +33,9 @@ class Side:
     version: str
 
 
+_OTHER_RELEASE = "or compare another release (a folder, a released version or a git revision)"
+
+
 def _read_parquet(data: bytes) -> pa.Table:
     """Read Parquet bytes with no Python object left for Arrow's threads to release.
 
@@ -123,7 +126,7 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
             raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
-        raise damaged(where(MANIFEST), exc) from None
+        raise damaged(where(MANIFEST), exc, _OTHER_RELEASE) from None
     try:  # the shards of each table, as the release lists them (a release before SHA256SUMS: one file each)
         listing = [line.split("  ", 1)[1] for line in read(SUMS).decode("utf-8").splitlines() if "  " in line]
     except (OSError, ValueError):
@@ -133,7 +136,7 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         try:
             paths = table_paths(t, listing) or [data_path(t)]
         except ValueError as exc:
-            raise damaged(where(SUMS), exc) from None
+            raise damaged(where(SUMS), exc, _OTHER_RELEASE) from None
         try:
             data = [read(rel) for rel in paths]
         except (FileNotFoundError, ValueError):
@@ -143,7 +146,7 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         try:
             tables[t] = (pa.concat_tables([_read_parquet(d) for d in data]) if data is not None else None)
         except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
-            raise damaged(where(paths[0]), exc) from None
+            raise damaged(where(paths[0]), exc, _OTHER_RELEASE) from None
         if tables[t] is None:
             # A release from before the ids table (1.0.0): its papers were every id it had.
             pid = tables["papers"]["paper_id"]

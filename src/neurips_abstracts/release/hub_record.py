@@ -63,7 +63,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     from ..core.errors import DumpError
     from ..ingest.previous import read_previous
 
-    refs = refs or call("read refs", api.list_repo_refs, repo_id, repo_type="dataset")
+    refs = refs or call("reading its branches and tags", api.list_repo_refs, repo_id, repo_type="dataset")
     tags = {t.name: t.target_commit for t in refs.tags if TAG_RE.fullmatch(t.name)}
     newest = max(tags, key=version_key, default=None)
     if version is not None:
@@ -77,7 +77,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     if tag is None:
         return record
     commit = tags[tag]
-    history = call("read history", api.list_repo_commits, repo_id, repo_type="dataset", revision=branch)
+    history = call("reading its commit history", api.list_repo_commits, repo_id, repo_type="dataset", revision=branch)
     in_history = [c.commit_id for c in history]
     if commit not in in_history:
         record.moved = f"tag {tag} points at commit {commit[:12]}, which is not on {branch}"
@@ -90,7 +90,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
         released = {(PUBLISH_TITLE.format(tag=t), oid) for t, oid in tags.items()}
         record.foreign = [(c.commit_id, c.title) for k, c in enumerate(after)
                           if (c.title, c.commit_id) not in released and not (k == 0 and head_is_ours)]
-    tree = {f.path for f in call("read tagged files", lambda: list(api.list_repo_tree(
+    tree = {f.path for f in call("listing the tagged release's files", lambda: list(api.list_repo_tree(
         repo_id, repo_type="dataset", revision=commit, recursive=True))) if hasattr(f, "size")}
     try:
         ids = table_paths("ids", tree)
@@ -164,7 +164,8 @@ def _reader(repo_id: str, endpoint: str | None, token: str | None):
             status = exc.response.status_code if exc.response is not None else "no answer"
             raise DumpError(repo_id, f"{what}: the Hub at {api.endpoint} answered {status}") from None
         except (httpx2.TransportError, OSError) as exc:
-            raise DumpError(repo_id, f"{what}: cannot reach the Hub at {api.endpoint} ({type(exc).__name__})") from None
+            raise DumpError(repo_id, f"{what}: cannot reach the Hub at {api.endpoint} ({type(exc).__name__}): check "
+                                     "the network, or set HF_ENDPOINT to the Hub to use") from None
 
     return api, call
 
