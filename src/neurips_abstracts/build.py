@@ -264,10 +264,9 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
 
 def _changed_docs(dist: Path, root: Path) -> dict[Path, str]:
     """The generated docs of ``root`` that the release in ``dist`` changes, with their new text."""
-    from .docs import expected_docs
+    from .docs import differing
 
-    return {path: text for path, text in expected_docs(dist, root).items()
-            if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text)}
+    return {path: text for path, text in differing(dist, root).items() if text is not None}
 
 
 def _files(root: Path) -> set[str]:

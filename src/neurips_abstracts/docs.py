@@ -165,14 +165,17 @@ def docs_skipped(dist: str | Path) -> str | None:
     return None
 
 
+def differing(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
+    """The generated docs of ``root`` that differ from what ``dist`` and the results files make,
+    with the text they should have (None: a README that is missing, which no build can make)."""
+    return {path: text for path, text in expected_docs(dist, root).items()
+            if text is None or not path.is_file() or path.read_text(encoding="utf-8") != text}
+
+
 def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
     """The generated docs of ``root`` that differ from what ``dist`` and the results files make
     (a missing one included), as paths relative to ``root``."""
-    return [
-        path.relative_to(root).as_posix()
-        for path, text in expected_docs(dist, root).items()
-        if text is None or not path.is_file() or path.read_text(encoding="utf-8") != text
-    ]
+    return [path.relative_to(root).as_posix() for path in differing(dist, root)]
 
 
 def missing_by_hand(names: list[str], root: Path = CHECKOUT_ROOT) -> list[str]:
