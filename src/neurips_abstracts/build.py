@@ -13,7 +13,7 @@ from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.guard import check_replaceable, remove_litter, resolve, temporary_folder
-from .core.names import MANIFEST, release_beside, data_path
+from .core.names import MANIFEST, release_beside
 from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
 from .core.schema import TABLES, pandera_schema
 from .core.sums import sha256_file

@@ -302,7 +302,7 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
             staged[-1][0].write_bytes(text.encode("utf-8"))
         kill_point("filled")
         with uninterrupted(final):
-            _commit(out, tmp, staged)
+            old = _commit(out, tmp, staged)
     except BaseException:
         _remove(tmp)
         for path, _target in staged:
@@ -311,11 +311,13 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
             with contextlib.suppress(OSError):  # only while empty: nothing of anyone else's
                 folder.rmdir()
         raise
+    if old is not None:  # after the commit, not inside it: signals are not held while it goes
+        _remove(old)
 
 
-def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> None:
+def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> Path | None:
     """Swap ``tmp`` in for ``out`` and each staged file onto its target; all of it undone if
-    a rename fails. The replaced release is removed after."""
+    a rename fails. Returns where the replaced release was moved aside (None: there was none)."""
     before = {target: target.read_bytes() if target.is_file() else None for _path, target in staged}
     old = None
     if out.exists():
@@ -346,8 +348,7 @@ def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> None:
         if old is not None:
             old.rename(out)
         raise
-    if old is not None:
-        _remove(old)
+    return old
 
 
 @contextlib.contextmanager

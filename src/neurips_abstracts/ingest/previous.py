@@ -163,8 +163,6 @@ def _check_registry(p: Path, release: PreviousRelease) -> None:
 
 
 def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
-    import pyarrow.parquet as pq
-
     manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
     version = manifest["dataset_version"]
     if not isinstance(version, str) or not isinstance(manifest.get("inputs", []), list):
@@ -235,7 +233,6 @@ def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
     """Line of ``data`` where dump ``name`` first differs from the records the release in
     ``path`` holds of it (each record's bytes at its published byte span), or None if none does."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     occ = read_release_table(path, "occurrences", columns=["source_file", "record_index", "line_start", "line_end", "byte_start", "byte_end", "text_raw"])
     rows = sorted(occ.filter(pc.equal(occ["source_file"], name)).to_pylist(), key=lambda r: r["record_index"])
