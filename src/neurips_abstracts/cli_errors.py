@@ -72,7 +72,7 @@ class ReportsErrors(click.Group):
         from .core import interrupts
 
         # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0. A command run as a process
-        # (no ``args``: from sys.argv) keeps noting signals after its commit until it exits; one
+        # (no ``args``: from sys.argv) ignores signals after its commit until it exits; one
         # called in a process of the caller's (click's test runner) gives the handlers back.
         try:
             with interrupts.handled(keep_after_commit=as_process):

@@ -50,7 +50,8 @@ def handled(keep_after_commit: bool = False) -> Iterator[None]:
     """Run a command under these rules (the CLI wraps every command in it). Its handlers are
     restored afterwards, unless a signal stopped the command (then they stay ignored until
     exit) or, with ``keep_after_commit`` (a command run as its own process), a commit was made:
-    a signal during the interpreter's exit would otherwise kill a finished command with 130."""
+    then signals are ignored until exit, since one during the interpreter's exit would
+    otherwise kill a finished command with 130."""
     if not _in_main_thread() or _state.handled:
         yield
         return
@@ -62,7 +63,13 @@ def handled(keep_after_commit: bool = False) -> Iterator[None]:
         yield
     finally:
         _state.handled = False
-        if not _state.stopped and not (keep_after_commit and _state.committed):
+        if keep_after_commit and _state.committed and not _state.stopped:
+            # Ignored, not noted, from here to the exit: the interpreter resets a Python handler
+            # to the default as it finalizes (a late signal then killed a finished command with
+            # 130 or 143), but leaves an ignored signal ignored.
+            for s in _SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
+        elif not _state.stopped:
             for s, handler in saved.items():
                 signal.signal(s, handler)
 
