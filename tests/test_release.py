@@ -15,7 +15,7 @@ import yaml
 
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.core.schema import TABLES, field_names, hf_features_dict
-from neurips_abstracts.docs import refresh, stale
+from neurips_abstracts.release.docs import refresh, stale
 from neurips_abstracts.release.verify import verify
 
 from .conftest import ROOT, SEED_DIR, project_copy, run_cli, run_process, seed_counts, seed_files
@@ -198,7 +198,7 @@ def test_verify_runs_the_standards_validators(seeds_dist, dist_copy):
 
 def test_readme_pin_block_names_the_configured_repository(seeds_dist):
     from neurips_abstracts.core.resources import hub_repo
-    from neurips_abstracts.docs import pinned_load_block
+    from neurips_abstracts.release.docs import pinned_load_block
 
     manifest = json.loads((seeds_dist / "build_manifest.json").read_text())
     tag = f"v{manifest['dataset_version']}"
