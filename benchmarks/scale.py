@@ -256,12 +256,12 @@ def floor(n: int) -> float:
 def prepare_distinct(n: int) -> Path:
     """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
     written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
-    from neurips_abstracts import pipeline
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.ingest.load import read_raw
+    from neurips_abstracts.stages.parse import parse
+    from neurips_abstracts.stages.read import read
 
     folder, _, labels = _files(n)
-    parsed = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
+    parsed = parse(read(folder, None), DEFAULT_CONFIG)
     parsed.spool.close()
     texts = parsed.versions.text
     label_of: dict[str, int] = {}

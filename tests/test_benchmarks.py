@@ -74,10 +74,10 @@ def calls_into_package(fn, *args, **kwargs) -> tuple[object, list[str]]:
 
 
 def test_the_hook_sees_a_call_into_the_package():
-    from neurips_abstracts.dedup.near_duplicates import shingle_many
+    from neurips_abstracts.dedup.shingles import shingle_many
 
     _, seen = calls_into_package(shingle_many, 3, [PAPER])
-    assert "neurips_abstracts.dedup.near_duplicates.shingle_many" in seen
+    assert "neurips_abstracts.dedup.shingles.shingle_many" in seen
 
 
 def test_datasketch_baseline_calls_nothing_of_ours():

@@ -13,8 +13,8 @@ NAME = "neurips_abstracts"
 # The order of the stages, folder -> rank: a module may import only from its own folder or from a
 # folder of a lower rank. text/ ranks below ingest/: its pure string functions are the rules the
 # readers refuse and warn by. The modules on top of the package rank by TOP_RANK below.
-STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "hub": 7,
-                               "contribute": 7, "cli": 8}
+STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "stages": 6,
+                               "hub": 8, "contribute": 8, "cli": 9}
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -151,9 +151,10 @@ def test_a_backwards_import_between_folders_is_found(tmp_path):
         "neurips_abstracts.ingest.load imports neurips_abstracts.dedup.near (dedup comes after ingest)"]
 
 
-# The modules on top of the package: the build over the stages (6), under hub/ (7, publish re-checks
-# a build), then the CLI (8). A new module on top without a rank fails the test below.
-TOP_RANK: dict[str, int] = {"normalize": 6, "build": 6, "pipeline": 6, "benchmark_docs": 5, "release_cost_docs": 5, "__main__": 8}
+# The modules on top of the package: the public ``normalize`` over text/ (1), the build over the
+# stages (7), which hub/ (publish re-checks a build) and contribute/ (add builds a trial release)
+# call, then ``python -m`` (9). A new module on top without a rank fails the test below.
+TOP_RANK: dict[str, int] = {"normalize": 1, "build": 7, "benchmark_docs": 5, "release_cost_docs": 5, "__main__": 9}
 
 
 def place_rank(module: str) -> int | None:
