@@ -17,7 +17,8 @@ fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
 Every method runs with the cyclic garbage collector off while timed (``harness.timed``; our
 build pauses it itself) and with its imports done beforehand. The results file records, for each
 size, the machine, read from it at run time, the command, and the load average at start and end. Results go to
-benchmarks/results/scale.json and scale.png, and the README's generated block is refreshed.
+benchmarks/results/scale.json and scale.png, and its blocks of README.md and benchmarks/README.md are
+rewritten (``docs``).
 
     python -m benchmarks.scale                 # 10k, 100k, 1M
     python -m benchmarks.scale --sizes 10000   # one size (the others stay if measured on this machine)

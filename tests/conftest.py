@@ -333,8 +333,9 @@ def ws(tmp_path, monkeypatch):
 
 
 def project_copy(project: Path, raw: Path | None = None) -> Path:
-    """A checkout of the project in ``project``: its code and the docs a build regenerates, with
-    ``raw`` (a folder of dumps) copied in as raw/ if given."""
+    """A checkout of the project in ``project``: its code, the docs a build regenerates and the
+    benchmarks' docs and results (which a build must leave alone), with ``raw`` (a folder of
+    dumps) copied in as raw/ if given."""
     import shutil
 
     for name in ("src", "schema", "templates", "benchmarks/results"):

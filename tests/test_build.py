@@ -184,15 +184,15 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
 
 def test_cli_build_imports_only_what_it_uses(tmp_path):
     """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
-    pandas and hypothesis parts, the libraries and modules only other commands use (the
-    benchmark docs too, when the build is not the checkout's dist/), huggingface_hub's Hub
+    pandas and hypothesis parts, the libraries and modules only other commands use (and the
+    benchmarks, which make their own docs), huggingface_hub's Hub
     client (the card needs its DatasetCardData alone, see card.render_card) and tqdm when
     output is redirected (no bar to draw) stay out of a build's process. The command imports
     its libraries with the garbage collector paused (see cli_release.build)."""
     from neurips_abstracts.core.schema import hidden
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
-              "huggingface_hub.repocard", "httpx2", "tqdm", "neurips_abstracts.benchmark_docs",
+              "huggingface_hub.repocard", "httpx2", "tqdm", "benchmarks",
               "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
               "neurips_abstracts.ingest.validate", "neurips_abstracts.release.diff", "neurips_abstracts.release.verify")
     heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")

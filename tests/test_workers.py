@@ -205,7 +205,7 @@ def test_scale_block_tells_workers_one_against_default():
     or the machine had one core."""
     import json
 
-    from neurips_abstracts.benchmark_docs import scale_block
+    from benchmarks.scale_tables import scale_block
 
     from .conftest import ROOT
 

@@ -213,7 +213,7 @@ def check(
 ) -> list[str]:
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
-    DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md."""
+    DATASHEET.md and the blocks of README.md and CONTRIBUTING.md a build makes."""
     from .release.docs import stale
 
     if not Path(dist).exists():
