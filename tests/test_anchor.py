@@ -204,3 +204,15 @@ def test_packages_built_into_dist_are_named_as_not_part_of_the_release(project):
         assert r.returncode == 1 and "internal error" not in said, said
         assert said.count("not part of the release") == 2 and "python -m build --outdir wheels" in said, said
         assert "run: python build_dataset.py build" not in said, said  # a refused command is not advised
+
+
+def test_a_release_a_killed_build_moved_aside_is_restored_before_it_is_read(project):
+    """Killed between its two renames, a build leaves the replaced release moved aside: the next
+    build restores it before it looks for the release beside raw/, so it keeps its ids rather
+    than refusing the release as missing."""
+    before = ids_of(project / "dist")
+    (project / "dist").rename(project / ".dist.neurips-abstracts-old-4194302-abc123")  # a pid no process has
+    r = run_cli("build", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert ids_of(project / "dist") == before
+    assert sorted(p.name for p in project.iterdir() if "neurips-abstracts" in p.name) == []

@@ -157,7 +157,7 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
     """Dumps listed in reverse, raw texts spooled in pieces of every size: the same release."""
     from neurips_abstracts.build import build
     from neurips_abstracts.release.occurrences import Spool
-    from neurips_abstracts.stages import read as read_stage
+    from neurips_abstracts.ingest import load
 
     from .conftest import snapshot, synthetic_dumps
 
@@ -167,8 +167,8 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
     alone = snapshot(tmp_path / "one")
     assert alone["build_manifest.json"]
 
-    real_paths, real_append = read_stage.dump_paths, Spool.append
-    monkeypatch.setattr(read_stage, "dump_paths", lambda folder: real_paths(folder)[::-1])
+    real_paths, real_append = load.dump_paths, Spool.append
+    monkeypatch.setattr(load, "dump_paths", lambda folder: real_paths(folder)[::-1])
 
     def in_pieces(self, data, start, end):  # a dump's records spooled in batches of 1, 2, 3... rows
         k = step = 0

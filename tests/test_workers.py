@@ -48,9 +48,11 @@ def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monk
     build(raw, tmp_path / "one", previous=None, workers=1)
     assert spawned == []  # one worker: all in this process
     alone = snapshot(tmp_path / "one")
-    real_paths = read_stage.dump_paths
+    from neurips_abstracts.ingest import load
+
+    real_paths = load.dump_paths
     for k, listed in enumerate((real_paths, lambda folder: real_paths(folder)[::-1])):
-        monkeypatch.setattr(read_stage, "dump_paths", listed)
+        monkeypatch.setattr(load, "dump_paths", listed)
         build(raw, tmp_path / f"two{k}", previous=None, workers=2)
         assert len(spawned) == k + 1  # a pool prepared the dumps
         assert snapshot(tmp_path / f"two{k}") == alone

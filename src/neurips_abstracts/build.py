@@ -16,7 +16,7 @@ from pathlib import Path
 from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
-from .core.guard import check_replaceable, remove_litter, resolve, temporary_folder
+from .core.guard import replace_dir, resolve, temporary_folder
 from .core.names import release_beside
 from .core.pool import Workers
 from .core.resources import dataset_version
@@ -25,7 +25,6 @@ from .core.stages import no_timer
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
 from .release.anchor import anchored_previous
 from .release.occurrences import Occurrences
-from .release.write import atomic_dir
 from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
 from .stages.identify import identify
 from .stages.near_dup import near_dup
@@ -138,17 +137,15 @@ def build(
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
-        previous = anchored_previous(raw_dir, previous, fetched / "previous")
+        previous = anchored_previous(raw_dir, previous, fetched / "previous", restore=True)
         return _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final)
 
 
 def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final) -> dict:
-    # refused before any work; a release read but not written (publish's dist/) must survive
+    # refused by the guard before any work (``replace_dir``); a release read but not written
+    # (publish's dist/) must survive
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
-    check_replaceable(out, **guard)
-    for folder in {Path(out), release_beside(raw_dir)}:  # a release a killed build moved aside comes back first
-        remove_litter(folder.parent, folder.name)
     built: list[BuildResult] = []
     refreshed: list[Path] = []
 
@@ -180,7 +177,7 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
 
     with gc_paused():
         try:
-            atomic_dir(Path(out), fill, final=final, **guard)
+            replace_dir(Path(out), fill, final=final, **guard)
         finally:
             for result in built:
                 result.occurrences.spool.close()

@@ -33,7 +33,7 @@ from types import SimpleNamespace
 
 from ..core.names import release_table_paths, table_folder
 from ..core.sums import sha256_file
-from ..release.write import atomic_dir
+from ..core.guard import replace_dir
 from .plan import local_files, make_plan, remote_files, render_plan, same_files
 
 
@@ -82,7 +82,7 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
     from ..core.schema import TABLES
 
     if staged_as_copy(repo_id):
-        atomic_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist])
+        replace_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist])
         return
     build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint
     for table in TABLES:

@@ -110,3 +110,9 @@ def read_meta(raw_dir: str | Path, names: list[str]) -> dict[str, DumpMeta | Non
     except ValueError as exc:
         name, _, message = str(exc).partition(": ")
         raise DumpError(name, message, code="metadata") from None
+
+
+def listing(raw_dir: str | Path) -> tuple[list[Path], dict[str, DumpMeta | None]]:
+    """The dumps of ``raw_dir`` (``dump_paths``) and their metadata files (``read_meta``)."""
+    paths = dump_paths(raw_dir)
+    return paths, read_meta(raw_dir, [p.name for p in paths])

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 from ..core.errors import DumpError
+from ..core.guard import remove_litter
 from ..core.names import MANIFEST, SUMS, release_beside
 from ..ingest.previous import BESIDE_RAW, is_release
 from .contents import CHANGELOG, latest_release
@@ -76,11 +77,15 @@ def release_from_git(spec: str, repo: Path, into: Path) -> Path:
     return into
 
 
-def anchored_previous(raw_dir: str | Path, previous, into: Path):
+def anchored_previous(raw_dir: str | Path, previous, into: Path, restore: bool = False):
     """``previous`` as a build reads it: a folder or a release already read as given; a released
     version or git revision read from the project's git history into ``into``. The release beside
     raw/ by default, refused (one line naming the ways out) where it is missing or incomplete
-    although the project has published before."""
+    although the project has published before. ``restore`` (a build, which holds the lock of the
+    release it writes): a release beside raw/ that a killed build moved aside comes back first."""
+    if restore:
+        beside = release_beside(raw_dir)
+        remove_litter(beside.parent, beside.name)
     if previous == BESIDE_RAW:
         beside = release_beside(raw_dir)
         if not is_release(beside):

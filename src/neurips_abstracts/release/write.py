@@ -167,11 +167,3 @@ def write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
-
-
-def atomic_dir(out: Path, fill: Callable[[Path], object], **guard) -> None:
-    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``, through
-    the one guard of folders we replace (``guard.replace_dir``; ``guard`` are its arguments)."""
-    from ..core.guard import replace_dir
-
-    replace_dir(out, fill, **guard)

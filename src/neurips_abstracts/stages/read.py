@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ingest.load import dump_paths, read_meta
+from ..ingest.load import listing
 from ..ingest.previous import PreviousRelease
 from ..ingest.sidecar import DumpMeta, added_key, crawl_key
 from ..ingest.unchanged import checked_meta
@@ -37,8 +37,8 @@ class Dumps:
 
 def read(raw_dir: str | Path, previous: PreviousRelease | None) -> Dumps:
     """The dumps of ``raw_dir`` and their metadata files; see ``ordered``."""
-    paths = dump_paths(raw_dir)
-    return ordered([(p.name, p.read_bytes) for p in paths], read_meta(raw_dir, [p.name for p in paths]), previous)
+    paths, meta = listing(raw_dir)
+    return ordered([(p.name, p.read_bytes) for p in paths], meta, previous)
 
 
 def ordered(files: Iterable[tuple[str, bytes | Callable[[], bytes]]], meta: dict[str, DumpMeta | None] | None = None,

@@ -1,5 +1,5 @@
 """The contracts and write stage: the contracts checked across tables, then every file of the
-release written into a folder of the build's own (``release.write.atomic_dir`` swaps it in).
+release written into a folder of the build's own (``core.guard.replace_dir`` swaps it in).
 The occurrences table is checked and written row group by row group from the moment it can be
 (``write_occurrences``), in a thread of the build's."""
 
@@ -67,7 +67,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     project's hub-repo). The occurrences table is being checked and written meanwhile
     (``_write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
     are written by ``writer`` while this thread checks the contracts across tables. A
-    ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away."""
+    ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
     from ..release import croissant, datapackage, contents as release, texts
     from ..release.card import card
     from ..release.contracts import ContractError, check_tables
