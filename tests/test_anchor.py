@@ -15,7 +15,7 @@ import pytest
 from neurips_abstracts.core.names import MANIFEST, SUMS, data_path
 from neurips_abstracts.core.resources import dataset_version
 
-from .conftest import copy_seeds, run_cli, snapshot
+from tests.helpers import copy_seeds, run_cli, snapshot
 
 IDS, OCC = data_path("ids"), data_path("occurrences")
 VERSION = dataset_version()  # what the project's builds are: the version the fixture dates
@@ -119,7 +119,7 @@ def test_the_release_beside_raw_is_found_however_raw_is_typed(project):
 def test_add_from_inside_raw_compares_with_the_release_beside_it(project, tmp_path):
     """`add --raw .` typed inside raw/ reads the release in ../dist: a copy of a published
     record is named with its published id, not taken for a new paper."""
-    from .conftest import seed_abstracts
+    from tests.helpers import seed_abstracts
 
     published = {row["id"] for row in ids_of(project / "dist")}
     copy = tmp_path / "copy.txt"

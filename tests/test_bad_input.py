@@ -4,7 +4,7 @@ import pytest
 
 from neurips_abstracts.core.names import data_path
 
-from .conftest import HEADER, run_cli
+from tests.helpers import HEADER, run_cli
 
 GOOD = f"{HEADER}\n\nA fine abstract.".encode()
 

@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.build import build
 
-from .conftest import make_dump, require_shared
+from tests.helpers import make_dump, require_shared
 
 
 @pytest.mark.corpus
@@ -99,7 +99,7 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
 
     from benchmarks.baselines import reference_pipeline
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()
@@ -136,7 +136,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
 
     from neurips_abstracts.docs import refresh_benchmark_blocks
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
@@ -202,7 +202,7 @@ def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path
     import subprocess
     import sys
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     def refusal() -> str:
         done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],
@@ -227,7 +227,7 @@ def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypa
     import neurips_abstracts.docs
     from benchmarks.harness import write_results
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")

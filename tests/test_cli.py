@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.core.resources import dataset_version
 
-from .conftest import copy_seeds, run_cli, run_process
+from tests.helpers import copy_seeds, run_cli, run_process
 
 
 @pytest.mark.parametrize("word, hint", [
@@ -54,7 +54,7 @@ def test_check_says_only_what_it_checked(tmp_path):
 
 
 def test_counts_agree_in_number(tmp_path):
-    from .conftest import HEADER
+    from tests.helpers import HEADER
 
     one = tmp_path / "one.txt"
     one.write_bytes(HEADER.encode() + b"\n\nWe study things.\n\n\x07")
@@ -69,7 +69,7 @@ def test_messages_name_the_command_as_invoked(tmp_path):
     import subprocess
     import sys
 
-    from .conftest import ROOT, make_dump
+    from tests.helpers import ROOT, make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()

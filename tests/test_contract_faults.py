@@ -12,7 +12,7 @@ import pytest
 
 from neurips_abstracts.release.contracts import ContractError, check, check_tables
 
-from .conftest import set_cell
+from tests.helpers import set_cell
 
 
 

@@ -15,7 +15,7 @@ from neurips_abstracts.release.diff import (
 )
 from neurips_abstracts.text.normalize import normalize
 
-from .conftest import SEED_DIR, copy_seeds, make_dump, run_cli, synthetic_abstracts
+from tests.helpers import SEED_DIR, copy_seeds, make_dump, run_cli, synthetic_abstracts
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from neurips_abstracts.text import ftfy_noop
 from neurips_abstracts.text.normalize import FTFY_CONFIG, _normalize_full, normalize
 
-from .conftest import REAL_SOURCES, real_texts
+from tests.helpers import REAL_SOURCES, real_texts
 
 UNCHANGED = ftfy_noop.make_unchanged(FTFY_CONFIG)
 

@@ -18,7 +18,7 @@ from neurips_abstracts.build import build
 from neurips_abstracts.core import guard
 from neurips_abstracts.core.guard import MARK, Refused, check_raw_target, check_replaceable, remove_litter, replace_dir
 
-from .conftest import ROOT, SEED_DIR, copy_seeds, run_cli, run_process
+from tests.helpers import ROOT, SEED_DIR, copy_seeds, run_cli, run_process
 
 
 def tree(folder: Path) -> dict[str, bytes | None]:

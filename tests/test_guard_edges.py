@@ -12,7 +12,7 @@ import pytest
 from neurips_abstracts.build import build
 from neurips_abstracts.core.guard import MARK, Refused, check_replaceable, remove_litter
 
-from .conftest import copy_seeds, run_cli
+from tests.helpers import copy_seeds, run_cli
 from .test_guard import dead_pid, ours, tree
 
 

@@ -15,7 +15,7 @@ import pytest
 from neurips_abstracts.build import build
 from neurips_abstracts.core.resources import hub_repo
 
-from .conftest import make_dump, run_process
+from tests.helpers import make_dump, run_process
 from .test_publish import (  # noqa: F401 - fixtures, used by name
     TAG,
     TOKEN,

@@ -54,7 +54,7 @@ from neurips_abstracts.release.manifest import build_manifest
 from neurips_abstracts.release.contents import sha256sums
 from neurips_abstracts.release.write import dumps_json, write_parquet, write_text
 
-from .conftest import make_dump
+from tests.helpers import make_dump
 
 _VOCAB = "model graph network bound regret policy kernel gradient sparse latent prior token reward value".split()
 

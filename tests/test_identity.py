@@ -29,7 +29,7 @@ from neurips_abstracts.ingest.previous import PreviousRelease, record_key
 from neurips_abstracts.release.diff import compare, load_side
 from neurips_abstracts.text.normalize import normalize
 
-from .conftest import HEADER, make_dump, run_cli
+from tests.helpers import HEADER, make_dump, run_cli
 
 _VOCAB = (
     "model learning graph network data training loss optimal bound regret policy agent sample kernel "
@@ -612,7 +612,7 @@ def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, t
 
     from neurips_abstracts.ingest.previous import read_previous
 
-    from .conftest import seed_files
+    from tests.helpers import seed_files
 
     expected = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in seed_files()}
     assert read_previous(seeds_dist).dump_sha256 == expected

@@ -18,7 +18,7 @@ import pytest
 
 from neurips_abstracts.core.lock import lock_file, writing
 
-from .conftest import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
+from tests.helpers import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
 
 posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
 DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md", "benchmarks/README.md")  # docs.GENERATED_DOCS
@@ -211,7 +211,7 @@ def test_workers_end_when_the_build_is_killed(pooled):
 def test_a_second_writer_is_refused_in_one_line_naming_the_holder(tmp_path):
     """While one command holds a release's lock, a build of it refuses at once, naming the
     process, and writes nothing; `add` to a raw folder likewise."""
-    from .conftest import run_process
+    from tests.helpers import run_process
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw, papers=20)

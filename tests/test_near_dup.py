@@ -17,7 +17,7 @@ from neurips_abstracts.pipeline import run
 from neurips_abstracts.release.contracts import check
 from neurips_abstracts.text.normalize import normalize
 
-from .conftest import make_dump, seed_abstracts, shingles, synthetic_abstracts
+from tests.helpers import make_dump, seed_abstracts, shingles, synthetic_abstracts
 
 
 N = DEFAULT_CONFIG.near_dup.shingle_size

@@ -80,7 +80,7 @@ def test_records_collapse_into_versions_as_dumps_arrive():
     from neurips_abstracts.core.config import DEFAULT_CONFIG
     from neurips_abstracts.pipeline import parse
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     assert [normalize(t) for t in ["fine text", "two  spaces", "caf\u00e9", "cafe\u0301"]] == ["fine text", "two spaces", "caf\u00e9", "caf\u00e9"]
     texts = [f"abstract number {i} is already normalized" for i in range(60)] + ["needs  fixing"]

@@ -11,7 +11,7 @@ from neurips_abstracts import build as build_module
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.release.write import row_group_bounds
-from tests.conftest import synthetic_dumps
+from tests.helpers import synthetic_dumps
 
 LIMIT = 16 * 1024  # small enough that the fixture's tables make several row groups
 
@@ -152,7 +152,7 @@ def test_sharded_releases_are_read_whole_by_every_reader(tmp_path):
     from neurips_abstracts.core.names import release_table_paths
     from neurips_abstracts.ingest.previous import read_previous, read_release_table
     from neurips_abstracts.release.diff import compare, load_side
-    from tests.conftest import make_dump
+    from tests.helpers import make_dump
 
     old, _ = _sharded(tmp_path, "old")
     published = read_previous(old)

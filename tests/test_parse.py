@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from neurips_abstracts.core.errors import DumpError
 from neurips_abstracts.ingest.parse import parse_dump
 
-from .conftest import HEADER, SEED_DIR, SEEDS, require_shared, seed_abstracts, seed_files
+from tests.helpers import HEADER, SEED_DIR, SEEDS, require_shared, seed_abstracts, seed_files
 
 MESSY = (
     "\ufeff" + HEADER + "  \r\n"

@@ -1,5 +1,4 @@
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -7,7 +6,7 @@ from hypothesis import strategies as st
 
 from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
 
-from .conftest import REAL_SOURCES, real_texts
+from tests.helpers import REAL_SOURCES, ROOT, real_texts
 
 
 @pytest.mark.parametrize(
@@ -303,7 +302,7 @@ def test_math_spans(text, spans):
 def test_long_record_limit_is_the_one_contributing_states(tmp_path):
     from neurips_abstracts.ingest.validate import MAX_RECORD_CHARS, validate
 
-    row = next(line for line in (Path(__file__).parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").splitlines()
                if line.startswith("| `long-record`"))
     assert f"over {MAX_RECORD_CHARS:,} characters" in row
     dump = tmp_path / "001_0123456789abcdef.txt"
@@ -314,7 +313,7 @@ def test_long_record_limit_is_the_one_contributing_states(tmp_path):
 
 
 def test_bad_character_is_refused_by_validate_and_build_with_one_message(tmp_path):
-    from .conftest import run_cli
+    from tests.helpers import run_cli
 
     raw = tmp_path / "raw"
     raw.mkdir()

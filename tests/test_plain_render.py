@@ -260,7 +260,7 @@ def test_plain_text_depends_on_its_abstract_alone(monkeypatch):
 
 @pytest.mark.corpus
 def test_plain_text_depends_on_its_abstract_alone_on_the_real_corpora(monkeypatch):
-    from .conftest import corpus_abstracts
+    from tests.helpers import corpus_abstracts
 
     texts = [t for year in (2018, 2023) for t in corpus_abstracts(year)]
     _check_pure(texts, monkeypatch)

@@ -1,9 +1,7 @@
 import hashlib
 import json
-import os
 import re
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,31 +13,12 @@ from neurips_abstracts.core.resources import dataset_version, hub_repo
 from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.publish import stage_release
 
-from .conftest import make_dump, run_cli, run_process, seed_files
+from tests.helpers import git, make_dump, make_project, run_cli, run_process
 from .hub_server import Hub
 
 TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
 TOKEN = "hf_testTOKENvalue123456789"
 OTHER = "hf_otherUSERtoken987654321"
-
-
-def git(cwd, *args):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@x"})
-
-
-def make_project(parent):
-    """A committed checkout holding raw/ (the two seed dumps) and its build in dist/."""
-    root = parent / "project"
-    (root / "raw").mkdir(parents=True)
-    for f in seed_files():
-        shutil.copy(f, root / "raw" / f.name)
-    build(root / "raw", root / "dist")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "release")
-    return root
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from neurips_abstracts.core.schema import TABLES, field_names, hf_features_dict
 from neurips_abstracts.docs import refresh, stale
 from neurips_abstracts.release.verify import verify
 
-from .conftest import ROOT, SEED_DIR, project_copy, run_cli, run_process, seed_counts, seed_files
+from tests.helpers import ROOT, SEED_DIR, project_copy, run_cli, run_process, seed_counts, seed_files
 
 
 @pytest.fixture
@@ -432,7 +432,7 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     from neurips_abstracts.core.names import data_path
     from neurips_abstracts.release.diff import _read_parquet
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     data = (releases["dist"] / data_path("occurrences")).read_bytes()
     before = sys.getrefcount(data)

@@ -14,7 +14,7 @@ from neurips_abstracts.core.schema import (
 )
 from neurips_abstracts.release.contracts import ContractError, check
 
-from .conftest import set_cell
+from tests.helpers import set_cell
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def retiring_dist(tmp_path_factory):
     so every column of ``ids`` holds values."""
     from neurips_abstracts.build import build
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     root = tmp_path_factory.mktemp("retiring")
     raw = root / "raw"
@@ -120,7 +120,7 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
 
     from neurips_abstracts import build as build_module
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     raw, dist = tmp_path / "raw", tmp_path / "dist"
     raw.mkdir()
@@ -172,7 +172,7 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
     from neurips_abstracts import build as build_module, pipeline
     from neurips_abstracts.core.config import DEFAULT_CONFIG
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()

@@ -12,7 +12,7 @@ from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.dedup import near_duplicates as dedup
 from neurips_abstracts.text.normalize import normalize
 
-from .conftest import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts
+from tests.helpers import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts
 
 N = DEFAULT_CONFIG.near_dup.shingle_size
 

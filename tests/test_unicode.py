@@ -24,9 +24,9 @@ from neurips_abstracts.text.normalize import normalize
 from neurips_abstracts.text.plain import to_plain
 from neurips_abstracts.text.unicode import UNICODE_VERSION, is_alnum_char, is_alpha_char
 
-from .conftest import HEADER, ROOT
+from tests.helpers import HEADER, ROOT
 
-UNICODE_FIXTURE = Path(__file__).resolve().parent / "data" / "unicode"
+UNICODE_FIXTURE = ROOT / "tests" / "data" / "unicode"
 PACKAGE = ROOT / "src" / "neurips_abstracts"
 # The modules whose rules shape the bytes of dist/ (validate's warnings do not).
 SHAPING_MODULES = sorted(

@@ -7,7 +7,7 @@ import pytest
 from neurips_abstracts.core.config import BuildConfig
 from neurips_abstracts.ingest.validate import validate
 
-from .conftest import CORPORA, HEADER, SEED_DIR, copy_seeds, require_shared, run_cli, seed_files
+from tests.helpers import CORPORA, HEADER, SEED_DIR, copy_seeds, require_shared, run_cli, seed_files
 
 ABSTRACT = (
     "We study the sample complexity of learning sparse linear models under heavy-tailed noise and show "

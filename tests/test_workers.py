@@ -13,7 +13,7 @@ from neurips_abstracts.build import build
 from neurips_abstracts.core.config import MAX_WORKERS, POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
 
-from .conftest import make_dump, snapshot, synthetic_dumps
+from tests.helpers import make_dump, snapshot, synthetic_dumps
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monk
 
 def test_cli_workers_option(tmp_path, spawned):
     """``build --workers 2`` runs a pool and writes what one process writes; 0 is refused."""
-    from .conftest import run_cli
+    from tests.helpers import run_cli
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
@@ -204,7 +204,7 @@ def test_scale_block_tells_workers_one_against_default():
 
     from neurips_abstracts.benchmark_docs import scale_block
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
     for r in result["results"]:  # results from before the row: nothing made up
@@ -289,23 +289,16 @@ def test_workers_leave_ctrl_c_to_the_build():
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
-def _pid_after_a_moment(_) -> int:
-    import time
-
-    time.sleep(0.1)  # so that the other worker takes a task too
-    return os.getpid()
-
-
 _INTERRUPTED = """
 import sys, time
 from neurips_abstracts.pipeline import Workers
-from tests.test_workers import _pid_after_a_moment
+from tests.helpers import pid_after_a_moment
 workers = Workers(2, min_bytes=0)
 workers.start(0)
 try:
     pids = set()
     while len(pids) < 2:
-        pids |= set(workers.map(_pid_after_a_moment, range(4), "asking"))
+        pids |= set(workers.map(pid_after_a_moment, range(4), "asking"))
     open(sys.argv[1], "w").close()
     time.sleep(120)
 except KeyboardInterrupt:
@@ -325,7 +318,7 @@ def test_ctrl_c_stops_the_build_without_a_worker_traceback(tmp_path):
     import sys
     import time
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     ready = tmp_path / "ready"
     child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, str(ready)], cwd=ROOT, text=True,

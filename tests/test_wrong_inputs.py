@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, copy_seeds, make_dump
+from tests.helpers import ROOT, copy_seeds, make_dump
 
 DUMP = "000_400c640f3220c26d.txt"
 OCC = "dist/data/occurrences/train-00000-of-00001.parquet"
