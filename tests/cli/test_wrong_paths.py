@@ -2,7 +2,7 @@
 non-zero exit, no traceback, and nothing written.
 
 Most rows call the CLI in-process (click's runner: same code path as a user's process, much
-faster); the rows in SUBPROCESS run it as a new process. `python -m tests.test_wrong_inputs`
+faster); the rows in SUBPROCESS run it as a new process. `python -m tests.cli.test_wrong_paths`
 prints the table of the messages each row gives, as markdown.
 """
 
@@ -277,7 +277,7 @@ def markdown_table() -> str:
     rows = [
         "Each command run in a fresh copy of a workspace (raw/ with two dumps, dist/ built from them, "
         "notes.txt, folder.txt/, empty/, good.txt, other/ holding pyproject.toml); every row exits "
-        "non-zero, shows no traceback and writes nothing (tests/test_wrong_inputs.py). Rows marked "
+        "non-zero, shows no traceback and writes nothing (tests/cli/test_wrong_paths.py). Rows marked "
         "(subprocess) ran as a new process, the others through click's runner in-process."
         + (" Run as root: an unreadable file is mode 0o000 and open() refuses it as the kernel does "
            "for other users (root reads such files)." if root else ""),

@@ -39,7 +39,7 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess
     escapes (a traceback a user would see) is written to stderr with status 1, as Python does.
     What needs a process of its own (the exit as the OS sees it, signals, interpreter shutdown,
     settings read at start-up) uses ``run_process``. Warnings and log records, which pytest
-    captures, do not reach this stderr: test_cli.py::test_in_process_runs_show_what_a_user_sees
+    captures, do not reach this stderr: tests/cli/test_cli.py::test_in_process_runs_show_what_a_user_sees
     compares the two runners on commands that could print them."""
     import traceback
 

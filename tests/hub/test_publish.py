@@ -14,7 +14,7 @@ from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.publish import stage_release
 
 from tests.helpers import git, make_dump, make_project, run_cli, run_process
-from .hub_server import Hub
+from tests.helpers.hub_server import Hub
 
 TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
 TOKEN = "hf_testTOKENvalue123456789"
