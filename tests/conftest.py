@@ -8,12 +8,13 @@ fixtures and the suite's hooks alone; what tests share besides is in tests/helpe
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from tests.helpers import CORPUS_HINT, SEED_DIR, copy_seeds, require_shared
+from tests.helpers import CORPUS_HINT, SEED_DIR, copy_seeds, require_shared, seed_files
 
 # Property tests are derandomized in every run, CI's and a developer's alike: each run tries the
 # same examples (a fixed seed per test, no example database), so the suite cannot pass or fail by
@@ -101,3 +102,27 @@ def ws(tmp_path, monkeypatch):
     build(raw, tmp_path / "dist", previous=None)
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def dist_copy(seeds_dist, tmp_path):
+    """A copy of the seeds' release, to damage."""
+    copy = tmp_path / "dist"
+    shutil.copytree(seeds_dist, copy)
+    return copy
+
+
+@pytest.fixture(scope="session")
+def releases(tmp_path_factory):
+    """What a release says, checked on dist/ and on a release staged for another repository: the
+    two seed dumps built as dist/ (the project's hub-repo) and staged for alice/x."""
+    from neurips_abstracts.build import build
+
+    tmp = tmp_path_factory.mktemp("releases")
+    raw = tmp / "raw"
+    raw.mkdir()
+    for f in seed_files():
+        shutil.copy(f, raw / f.name)
+    build(raw, tmp / "dist")
+    build(raw, tmp / "staged", repo_id="alice/x")
+    return {"dist": tmp / "dist", "staged": tmp / "staged", "raw": raw}

@@ -242,6 +242,16 @@ def set_cell(table, column: str, row: int, value):
     return table.set_column(table.schema.get_field_index(column), field, pa.array(values, field.type))
 
 
+def rewrite_table(dist: Path, table: str, fn) -> None:
+    """Table ``table`` of the release in ``dist`` replaced by ``fn`` of it (a fault for a check to find)."""
+    import pyarrow.parquet as pq
+
+    from neurips_abstracts.core.names import data_path
+
+    path = dist / data_path(table)
+    pq.write_table(fn(pq.read_table(path)), path)
+
+
 def project_copy(project: Path, raw: Path | None = None) -> Path:
     """A checkout of the project in ``project``: its code and the docs a build regenerates, with
     ``raw`` (a folder of dumps) copied in as raw/ if given."""
