@@ -1,20 +1,16 @@
-import hashlib
+"""validate's checks (ingest/validate.py): each fires on the fault it names and alone, its output
+formats (GitHub annotations that a file name cannot forge), and the seeds and the real corpora
+pass. What validate and the build say of bad dumps and bad raw folders is in test_bad_dumps.py
+and test_bad_raw_folders.py."""
+
 import json
-import os
 
 import pytest
 
 from neurips_abstracts.core.config import BuildConfig
 from neurips_abstracts.ingest.validate import validate
 
-from tests.helpers import CORPORA, HEADER, SEED_DIR, copy_seeds, require_shared, run_cli, seed_files
-
-ABSTRACT = (
-    "We study the sample complexity of learning sparse linear models under heavy-tailed noise and show "
-    "that a simple median-of-means estimator attains the minimax rate up to logarithmic factors, which "
-    "we confirm in experiments on synthetic and real data."
-)
-
+from tests.helpers import ABSTRACT, CORPORA, HEADER, SEED_DIR, require_shared, run_cli, seed_files
 
 def dump(*records: str, header: str = HEADER) -> bytes:
     return (header + "\n\n" + "\n\n".join(records)).encode("utf-8")
@@ -49,14 +45,6 @@ def test_each_check_fires_where_it_should(tmp_path, case):
     assert hits and hits[0].severity == severity, findings
     assert hits[0].line == line
     assert not [f for f in findings if f.code != code], findings  # nothing else fires on the same dump
-
-
-def test_encoding_error_names_line_and_column(tmp_path):
-    path = tmp_path / "010_0000000000000001.txt"
-    path.write_bytes(dump(ABSTRACT) + b"\n\nBad \xe9 byte")
-    proc = run_cli("validate", str(path))
-    assert proc.returncode == 1
-    assert f"{path}:5:5: error: invalid UTF-8" in proc.stdout
 
 
 def test_copy_of_an_existing_dump_and_size_limit(tmp_path, monkeypatch):
@@ -181,123 +169,3 @@ def test_invisible_line_is_a_separator_and_a_warning(tmp_path):
     assert proc.returncode == 0 and f"{path}:4: warning: line holding only invisible characters (U+200B)" in proc.stdout
 
 
-# The build and validate on the same folders: a folder the build refuses gets validate's error
-# with the same code and message; a folder it accepts gets no error. Each case adds one entry to
-# a folder holding one good dump.
-GOOD_NAME = "000_0000000000000001.txt"
-SECOND = "001_0000000000000002.txt"
-
-
-def _sidecar(raw, name, sha256):
-    from neurips_abstracts.ingest.sidecar import DumpMeta, sidecar_name
-
-    (raw / sidecar_name(name)).write_text(DumpMeta(name, sha256, None, None, "2026-11-01").to_json())
-
-
-def _link(raw, name, target):
-    os.symlink(target, raw / name)
-
-
-FOLDERS = {
-    "misnamed dump": lambda raw, tmp: (raw / "new-dump.txt").write_bytes(dump(ABSTRACT)),
-    "not a .txt": lambda raw, tmp: (raw / "notes.md").write_text("notes"),
-    "metadata without its dump": lambda raw, tmp: (raw / "000_0000000000000001.json").write_text("{}"),
-    "metadata not JSON": lambda raw, tmp: (raw / GOOD_NAME.replace(".txt", ".json")).write_text("{not json"),
-    "metadata of other bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, "0" * 64),
-    "metadata of these bytes": lambda raw, tmp: _sidecar(raw, GOOD_NAME, hashlib.sha256((raw / GOOD_NAME).read_bytes()).hexdigest()),
-    "subfolder": lambda raw, tmp: (raw / "more").mkdir(),
-    "hidden file": lambda raw, tmp: (raw / ".gitkeep").write_text(""),
-    "hidden folder": lambda raw, tmp: (raw / ".cache").mkdir(),
-    "link out of raw": lambda raw, tmp: _link(raw, SECOND, tmp / "outside.txt"),
-    "link inside raw": lambda raw, tmp: _link(raw, SECOND, raw / GOOD_NAME),  # a copy, through a link
-    "copy": lambda raw, tmp: (raw / SECOND).write_bytes((raw / GOOD_NAME).read_bytes()),
-    "empty folder": lambda raw, tmp: (raw / GOOD_NAME).unlink() or (raw / ".gitkeep").write_text(""),
-    "only controls": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT.replace("We", "They"), "\x07\x08")),
-    "invisible line": lambda raw, tmp: (raw / SECOND).write_bytes(
-        f"{HEADER}\n\n{ABSTRACT.replace('We', 'They')}\n\ufeff\u2060\u00a0\n{ABSTRACT.replace('We', 'You')}".encode()),
-    "invalid UTF-8": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT) + b"\n\nBad \xe9"),
-    "wrong header": lambda raw, tmp: (raw / SECOND).write_bytes(dump(ABSTRACT, header="ICML 2026 论文列表")),
-    "fifo": lambda raw, tmp: os.mkfifo(raw / SECOND),
-}
-# case -> the code both report (None: both accept the folder)
-EXPECTED = {
-    "misnamed dump": "file-name", "not a .txt": "not-a-dump", "metadata without its dump": "metadata",
-    "metadata not JSON": "metadata", "metadata of other bytes": "edited", "metadata of these bytes": None,
-    "subfolder": "folder", "hidden file": None, "hidden folder": None, "link out of raw": "link",
-    "link inside raw": "copy", "copy": "copy", "empty folder": "empty-folder", "only controls": "empty-record",
-    "invisible line": None, "invalid UTF-8": "parse", "wrong header": "parse", "fifo": "not-a-file",
-}
-
-
-@pytest.mark.parametrize("case", sorted(FOLDERS))
-def test_validate_and_build_agree(tmp_path, case):
-    from neurips_abstracts.build import produce
-    from neurips_abstracts.core.errors import DumpError
-
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
-    (tmp_path / "outside.txt").write_bytes(b"SECRET CONTENT, not a dump")
-    try:
-        FOLDERS[case](raw, tmp_path)
-    except (OSError, AttributeError, NotImplementedError) as exc:  # no links or FIFOs on this system
-        pytest.skip(f"{case}: {exc}")
-    findings = validate([raw], raw_dir=raw)
-    errors = [f for f in findings if f.severity == "error"]
-    try:
-        produce(raw)
-        built = None
-    except DumpError as exc:
-        built = exc
-    assert EXPECTED[case] == (built.code if built else None) == (errors[0].code if errors else None), (built, findings)
-    if built:
-        assert (built.message, built.line) in {(f.message, f.line) for f in errors if f.code == built.code}
-        assert any(f.file == str(raw if built.code == "empty-folder" else raw / built.file) for f in errors)
-    assert not any("SECRET" in f.message for f in findings)
-
-
-def test_validate_does_not_read_through_a_link_out_of_raw(tmp_path):
-    raw = tmp_path / "raw"
-    raw.mkdir()
-    (raw / GOOD_NAME).write_bytes(dump(ABSTRACT))
-    secret = tmp_path / "secret"
-    secret.write_text("SECRET CONTENT\nline two")
-    try:
-        os.symlink(secret, raw / SECOND)
-    except OSError as exc:
-        pytest.skip(f"no symbolic links here: {exc}")
-    for args in (["validate", "--raw", str(raw)], ["validate", str(raw / SECOND)], ["validate", str(raw)]):
-        proc = run_cli(*args, cwd=tmp_path)
-        assert proc.returncode == 1 and "link pointing outside" in proc.stdout, proc.stdout
-        assert "SECRET" not in proc.stdout + proc.stderr and "secret" not in proc.stdout + proc.stderr
-
-
-def test_missing_path_and_misnamed_dump(tmp_path):
-    findings = validate([tmp_path / "nowhere.md", tmp_path / "gone"], raw_dir=tmp_path / "none")
-    assert [(f.code, f.message) for f in findings] == [("missing", "no such file")] * 2
-    misnamed = tmp_path / "my-dump.txt"
-    misnamed.write_bytes(dump(ABSTRACT, "\x07"))
-    assert [f.code for f in validate([misnamed], raw_dir=tmp_path / "none")] == ["empty-record"]
-    assert [f.code for f in validate([misnamed], raw_dir=tmp_path)] == ["file-name", "empty-record", "no-metadata"]
-
-
-def test_name_rule_is_raws_alone_and_add_agrees(tmp_path):
-    """A contributor's own file is judged by its content wherever it is; inside raw/ its name
-    must be NNN_<hex>.txt, and `add` (which names files) accepts what validate accepts outside."""
-    raw = copy_seeds(tmp_path / "raw")
-    mine = tmp_path / "my_crawl.txt"
-    mine.write_bytes(dump(ABSTRACT))
-    outside = run_cli("validate", "--raw", str(raw), str(mine))
-    assert outside.returncode == 0 and "file-name" not in outside.stdout, outside.stdout
-    assert outside.stderr.strip() == "0 errors, 0 warnings"
-    for folder in (tmp_path / "mine", raw):
-        folder.mkdir(exist_ok=True)
-        (folder / "my_crawl.txt").write_bytes(dump(ABSTRACT.replace("We", "They")))
-    elsewhere = run_cli("validate", "--raw", str(raw), str(tmp_path / "mine"))
-    assert elsewhere.returncode == 0, elsewhere.stdout
-    inside = run_cli("validate", "--raw", str(raw), str(raw / "my_crawl.txt"))
-    assert inside.returncode == 1 and "[file-name]" in inside.stdout
-    assert "1 error, " in inside.stderr, inside.stderr
-    (raw / "my_crawl.txt").unlink()
-    added = run_cli("add", str(mine), "--raw", str(raw))
-    assert added.returncode == 0 and f"added {raw.as_posix()}/" in added.stdout, added.stderr
