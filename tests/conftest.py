@@ -15,6 +15,7 @@ import pytest
 from hypothesis import settings
 
 from tests.helpers import CORPUS_HINT, SEED_DIR, copy_seeds, require_shared, seed_files
+from tests.helpers.repo import make_repo
 
 # Property tests are derandomized in every run, CI's and a developer's alike: each run tries the
 # same examples (a fixed seed per test, no example database), so the suite cannot pass or fail by
@@ -126,3 +127,9 @@ def releases(tmp_path_factory):
     build(raw, tmp / "dist")
     build(raw, tmp / "staged", repo_id="alice/x")
     return {"dist": tmp / "dist", "staged": tmp / "staged", "raw": raw}
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A repository with two dumps added on two days (crawl dates known) and its first release."""
+    return make_repo(tmp_path)
