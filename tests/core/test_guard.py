@@ -19,28 +19,7 @@ from neurips_abstracts.core import guard
 from neurips_abstracts.core.guard import MARK, Refused, check_raw_target, check_replaceable, remove_litter, replace_dir
 
 from tests.helpers import ROOT, SEED_DIR, copy_seeds, run_cli, run_process
-
-
-def tree(folder: Path) -> dict[str, bytes | None]:
-    """Every entry under ``folder``: bytes of files, None for folders, the target of links."""
-    out = {}
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder).as_posix()
-        out[rel] = ("link", os.readlink(p)) if p.is_symlink() else (p.read_bytes() if p.is_file() else None)
-    return out
-
-
-def ours(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if MARK in p.name)
-
-
-def dead_pid() -> int:
-    """The id of a process that has ended (and, this soon, not been reused)."""
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
-
-
+from tests.helpers.guard import dead_pid, ours, tree
 
 
 def refusal_cases(ws: Path) -> dict[str, tuple[Path, str]]:

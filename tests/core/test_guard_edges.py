@@ -13,7 +13,7 @@ from neurips_abstracts.build import build
 from neurips_abstracts.core.guard import MARK, Refused, check_replaceable, remove_litter
 
 from tests.helpers import copy_seeds, run_cli
-from .test_guard import dead_pid, ours, tree
+from tests.helpers.guard import dead_pid, ours, tree
 
 
 

@@ -16,16 +16,7 @@ from neurips_abstracts.build import build
 from neurips_abstracts.core.resources import hub_repo
 
 from tests.helpers import make_dump, run_process
-from .test_publish import (  # noqa: F401 - fixtures, used by name
-    TAG,
-    TOKEN,
-    built_project,
-    check_and_verify_once_per_content,
-    folder_bytes,
-    hub,
-    project,
-    publish,
-)
+from tests.helpers.hub import TAG, TOKEN, folder_bytes, publish
 
 OLDER = "v1.1.0"  # a release tag before this version's
 EXTRA = "A paper published before and gone since: sparse kernels that bound the regret of bandits."

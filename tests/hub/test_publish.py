@@ -1,125 +1,17 @@
 import hashlib
 import json
 import re
-import shutil
-import time
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from neurips_abstracts.build import build
-from neurips_abstracts.core.resources import dataset_version, hub_repo
+from neurips_abstracts.core.resources import hub_repo
 from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.publish import stage_release
 
-from tests.helpers import git, make_dump, make_project, run_cli, run_process
+from tests.helpers import git, make_dump, make_project, run_cli
+from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
 from tests.helpers.hub_server import Hub
-
-TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
-TOKEN = "hf_testTOKENvalue123456789"
-OTHER = "hf_otherUSERtoken987654321"
-
-
-@pytest.fixture(scope="module")
-def built_project(tmp_path_factory):
-    """The committed checkout, built once: each test gets its own copy (git history and all)."""
-    return make_project(tmp_path_factory.mktemp("template"))
-
-
-@pytest.fixture
-def project(built_project, tmp_path):
-    root = tmp_path / "project"
-    shutil.copytree(built_project, root, symlinks=True)
-    return root
-
-
-def folder_digest(*folders):
-    """A digest of the folders' files: relative paths and bytes."""
-    h = hashlib.sha256()
-    for folder in folders:
-        h.update(b"\0folder\0")
-        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-            data = path.read_bytes()
-            h.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
-            h.update(data)
-    return h.hexdigest()
-
-
-_ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept for the module
-
-
-@pytest.fixture(autouse=True)
-def check_and_verify_once_per_content(monkeypatch):
-    """Publish runs `check` and `verify` before it uploads: the real ones, each run once for
-    given bytes. `verify` reads only the folder it is given, and `check` without the checkout's
-    docs only raw/ and dist/, so their answers are functions of those bytes: the same dist/
-    (each fault row's, and the copy staged from it) gets the answer its first run gave, and
-    changed bytes (a stale or tampered dist/) get a new run."""
-    from neurips_abstracts import build as build_module
-    from neurips_abstracts.release import verify as verify_module
-
-    real_verify, real_check = verify_module.verify, build_module.check
-
-    def verify(dist, *args, **kwargs):
-        key = ("verify", args, tuple(sorted(kwargs.items())), folder_digest(dist))
-        if key not in _ANSWERS:
-            _ANSWERS[key] = real_verify(dist, *args, **kwargs)
-        return list(_ANSWERS[key])
-
-    def check(raw, dist, *args, docs=True, **kwargs):
-        if docs or args or kwargs:  # the checkout's docs are read too: not kept
-            return real_check(raw, dist, *args, docs=docs, **kwargs)
-        key = ("check", Path(dist).name, folder_digest(raw, dist))  # stale files are named dist/<path>
-        if key not in _ANSWERS:
-            _ANSWERS[key] = real_check(raw, dist, docs=False)
-        return list(_ANSWERS[key])
-
-    monkeypatch.setattr(verify_module, "verify", verify)
-    monkeypatch.setattr(build_module, "check", check)
-
-
-@pytest.fixture
-def hub():
-    with Hub({TOKEN: ("alice", ["neurips-org", hub_repo().split("/")[0]]), OTHER: ("mallory", [])}) as h:
-        yield h
-
-
-def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
-    """`publish` run as a user runs it against the test Hub, with HF_ENDPOINT, HF_HOME and
-    HF_TOKEN set. huggingface_hub reads the first two (and HF_HUB_DISABLE_XET) once, when it is
-    imported: ``process=True`` runs a new process with the variables themselves; otherwise the
-    command runs in this process with huggingface_hub's settings made as those variables make them."""
-    # Without hf_xet's CAS server here, the client's LFS batch path is the one under test.
-    hf_home = project.parent / "hf-home"
-    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(hf_home), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_XET": "1", "HF_TOKEN": token or ""}
-    args = ("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args)
-    if process:
-        proc = run_process(*args, env=env)
-    else:
-        from huggingface_hub import constants
-        from huggingface_hub.utils import _http
-
-        with pytest.MonkeyPatch.context() as mp:
-            # huggingface_hub's own retries wait 1 s, then 2 s...: a hundredth of that here (how
-            # long it waits is the library's business; that it retries is what the tests read)
-            mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
-            mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
-            mp.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", env["HF_ENDPOINT"] + "/{repo_id}/resolve/{revision}/{filename}")
-            mp.setattr(constants, "HF_HOME", str(hf_home))
-            mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
-            mp.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
-            mp.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-            mp.setattr(constants, "HF_HUB_DISABLE_XET", True)
-            proc = run_cli(*args, env={"HF_TOKEN": env["HF_TOKEN"]})
-    for secret in (TOKEN, OTHER):
-        assert secret not in proc.stdout and secret not in proc.stderr
-    return proc
-
-
-def folder_bytes(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def dist_bytes(project):
