@@ -12,7 +12,7 @@ from neurips_abstracts.core.resources import hub_repo
 
 from tests.helpers import make_project
 from tests.helpers.hub import OTHER, TOKEN, folder_digest
-from tests.helpers.hub_server import Hub
+from tests.hub.hub_server import Hub
 
 _ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept while the tests run
 

@@ -11,7 +11,7 @@ from neurips_abstracts.hub.publish import stage_release
 
 from tests.helpers import git, make_dump, make_project, run_cli
 from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
-from tests.helpers.hub_server import Hub
+from tests.hub.hub_server import Hub
 
 
 def dist_bytes(project):
