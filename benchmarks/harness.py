@@ -120,7 +120,7 @@ def write_results(path, result: dict) -> None:
 def refresh_docs() -> None:
     """Rewrite the benchmark blocks of this checkout's README.md and benchmarks/README.md (the
     checkout these benchmarks are in, not the one the package may be installed from)."""
-    from neurips_abstracts.docs import refresh_benchmark_blocks
+    from neurips_abstracts.release.docs import refresh_benchmark_blocks
 
     from .corpus import ROOT
 

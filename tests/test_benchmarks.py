@@ -134,7 +134,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     import json
     import shutil
 
-    from neurips_abstracts.docs import refresh_benchmark_blocks
+    from neurips_abstracts.release.docs import refresh_benchmark_blocks
 
     from tests.helpers import ROOT
 
@@ -224,7 +224,7 @@ def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypa
     import shutil
 
     import benchmarks.corpus
-    import neurips_abstracts.docs
+    import neurips_abstracts.release.docs
     from benchmarks.harness import write_results
 
     from tests.helpers import ROOT
@@ -232,13 +232,13 @@ def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypa
     shutil.copy(ROOT / "README.md", tmp_path / "README.md")
     shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
     shutil.copy(ROOT / "benchmarks" / "README.md", tmp_path / "benchmarks" / "README.md")
-    real = neurips_abstracts.docs.refresh_benchmark_blocks
+    real = neurips_abstracts.release.docs.refresh_benchmark_blocks
 
     def refresh(root=None):  # the installed checkout is the default: a failure must not write it
         assert root == tmp_path, root
         return real(root)
 
-    monkeypatch.setattr(neurips_abstracts.docs, "refresh_benchmark_blocks", refresh)
+    monkeypatch.setattr(neurips_abstracts.release.docs, "refresh_benchmark_blocks", refresh)
     monkeypatch.setattr(benchmarks.corpus, "ROOT", tmp_path)
     results = tmp_path / "benchmarks" / "results" / "startup.json"
     write_results(results, json.loads(results.read_text()) | {"median_seconds": 1234.5})

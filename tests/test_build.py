@@ -192,7 +192,7 @@ def test_cli_build_imports_only_what_it_uses(tmp_path):
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
               "huggingface_hub.repocard", "httpx2", "tqdm", "neurips_abstracts.benchmark_docs",
-              "neurips_abstracts.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
+              "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
               "neurips_abstracts.ingest.validate", "neurips_abstracts.release.diff", "neurips_abstracts.release.verify")
     heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")
     code = (

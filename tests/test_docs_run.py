@@ -118,7 +118,7 @@ def _env(tmp: Path, copy: Path) -> dict:
 
 def _placeholders(copy: Path) -> dict[str, str]:
     """Write the dump the docs call PATH/TO/DUMP.txt; the name `add` will give it."""
-    from neurips_abstracts.add import dump_name, next_number
+    from neurips_abstracts.contribute.add import dump_name, next_number
 
     data = make_dump(synthetic_abstracts(3, seed=34))
     (copy / PLACEHOLDER_DUMP).parent.mkdir(parents=True, exist_ok=True)

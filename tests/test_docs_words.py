@@ -105,7 +105,7 @@ def test_the_commands_that_need_git_are_named_and_say_so(tmp_path):
 def test_the_release_steps_diff_against_the_previous_release():
     """CONTRIBUTING's generated release step names the newest release CHANGELOG.md dates before
     the version in pyproject.toml (1.1.0 before 1.2.0), never an older one."""
-    from neurips_abstracts.docs import release_steps_block
+    from neurips_abstracts.release.docs import release_steps_block
 
     changelog = "# Changelog\n\n## 1.1.0 (2026-11-30)\n\n## 1.0.0 (2026-11-29)\n"
     assert "diff 1.1.0 dist --write-changelog" in release_steps_block({"dataset_version": "1.2.0"}, changelog)
@@ -149,7 +149,7 @@ def test_a_reader_given_every_table_at_once_fails_as_the_docs_say(seeds_dist, tm
 
 def test_the_command_table_names_every_generated_doc():
     """`build` refreshes and `check` compares every file of GENERATED_DOCS; their rows say so."""
-    from neurips_abstracts.docs import GENERATED_DOCS
+    from neurips_abstracts.release.docs import GENERATED_DOCS
 
     names = re.split(r", | and ", GENERATED_DOCS)
     assert names and "CONTRIBUTING.md" in names

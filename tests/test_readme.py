@@ -28,7 +28,7 @@ def test_ci_runs_the_readme_test_command_then_the_corpus_suite_then_check():
 
 def test_stats_line_counts_one_in_the_singular():
     """The README's stats line for a build of one dump, one record, one paper and one near duplicate."""
-    from neurips_abstracts.docs import stats_block
+    from neurips_abstracts.release.docs import stats_block
 
     manifest = {"dataset_version": "9.9.9", "fingerprint": "f" * 64, "statistics": {
         "papers": 1, "records": 1, "dumps": 1, "word_count": {"median": 7},

@@ -54,7 +54,7 @@ def test_a_released_build_names_its_tag(tmp_path, monkeypatch):
      "Version 1.2.0, the newest release in CHANGELOG.md, is the build in `dist/` (tag `v1.2.0`, made by `publish`)."),
 ])
 def test_readme_pins_the_newest_release_and_says_what_dist_is(changelog, version, pinned, says):
-    from neurips_abstracts.docs import pinned_load_block
+    from neurips_abstracts.release.docs import pinned_load_block
 
     block = pinned_load_block({"dataset_version": version}, "o/n", changelog)
     assert block.startswith(says + "\n")

@@ -22,7 +22,7 @@ from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_r
 from .pipeline import BuildResult, Workers, no_timer, run
 from .release.manifest import build_manifest
 from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
-from .stats import compute as compute_stats
+from .release.stats import compute as compute_stats
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
@@ -264,7 +264,7 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
 
 def _changed_docs(dist: Path, root: Path) -> dict[Path, str]:
     """The generated docs of ``root`` that the release in ``dist`` changes, with their new text."""
-    from .docs import differing
+    from .release.docs import differing
 
     return {path: text for path, text in differing(dist, root).items() if text is not None}
 
@@ -286,7 +286,7 @@ def check(
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
     DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md."""
-    from .docs import stale
+    from .release.docs import stale
 
     if not Path(dist).exists():
         raise DumpError(str(dist), f"no such folder: nothing to compare; build it first (build --out {dist})")

@@ -41,7 +41,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
 from neurips_abstracts import build as build_module
-from neurips_abstracts.add import add_dump
+from neurips_abstracts.contribute.add import add_dump
 from neurips_abstracts.build import produce
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.errors import DumpError

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts.add import AddError, add_dump
+from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions

@@ -1,2 +1,3 @@
 """Everything in dist/: contracts, Parquet writing, card, datasheet, data package, Croissant,
-manifest, verify and diff. May import core/, text/, ingest/, dedup/ and ids/."""
+manifest, statistics, verify and diff, and the project's docs generated from a release
+(``docs``). May import core/, text/, ingest/, dedup/ and ids/."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .pipeline import RELATIONS
+from .occurrences import RELATIONS
 
 
 def _quantiles(values: pa.ChunkedArray) -> dict:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from .cli_errors import as_invoked
-from .cli_output import AsInvokedCommand, fail
-from .core.errors import DumpError
-from .core.words import plural
-from .release.contracts import ContractError
+from .errors import as_invoked
+from .output import AsInvokedCommand, fail
+from ..core.errors import DumpError
+from ..core.words import plural
+from ..release.contracts import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -37,8 +37,8 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
     """
     from contextlib import ExitStack
 
-    from .add import AddError, impact, land, plan_add
-    from .core.lock import writing
+    from ..contribute.add import AddError, impact, land, plan_add
+    from ..core.lock import writing
 
     with ExitStack() as held:  # one writer of RAW at a time, from its reading to its writing
         try:
@@ -95,8 +95,8 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
     import dataclasses
     import os
 
-    from .core.config import DEFAULT_CONFIG
-    from .ingest.validate import as_json, validate as run_validate
+    from ..core.config import DEFAULT_CONFIG
+    from ..ingest.validate import as_json, validate as run_validate
 
     config = dataclasses.replace(DEFAULT_CONFIG, venue=venue or DEFAULT_CONFIG.venue, year=year or DEFAULT_CONFIG.year)
     findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir)

@@ -1,7 +1,7 @@
 """Command line: a thin layer over the library. Each command's docstring is its --help.
 
-The group is here; its commands are in ``cli_release`` (build, check, verify, diff),
-``cli_dumps`` (add, validate) and ``cli_publish`` (publish)."""
+The group is here; its commands are in ``release`` (build, check, verify, diff),
+``dumps`` (add, validate) and ``publish`` (publish)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import difflib
 
 import click
 
-from .cli_dumps import add, validate
-from .cli_errors import DEBUG_HELP, ReportsErrors
-from .cli_output import AsInvokedCommand, help_text, invoked
-from .cli_publish import publish
-from .cli_release import build, check, diff, verify
+from .dumps import add, validate
+from .errors import DEBUG_HELP, ReportsErrors
+from .output import AsInvokedCommand, help_text, invoked
+from .publish import publish
+from .release import build, check, diff, verify
 
 
 class DefaultBuildGroup(ReportsErrors):
@@ -53,7 +53,7 @@ class DefaultBuildGroup(ReportsErrors):
 def _print_version(ctx: click.Context, param, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from .core.resources import dataset_version
+    from ..core.resources import dataset_version
 
     click.echo(f"neurips-abstracts {dataset_version()}")
     ctx.exit()

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from .cli_output import AsInvokedCommand, fail, invoked, stage_progress
-from .core.config import MAX_DUMP_BYTES, MAX_WORKERS, POOL_MIN_BYTES
-from .core.errors import DumpError
-from .core.gc_pause import gc_paused
-from .core.words import plural
-from .release.contracts import ContractError
+from .output import AsInvokedCommand, fail, invoked, stage_progress
+from ..core.config import MAX_DUMP_BYTES, MAX_WORKERS, POOL_MIN_BYTES
+from ..core.errors import DumpError
+from ..core.gc_pause import gc_paused
+from ..core.words import plural
+from ..release.contracts import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -39,13 +39,13 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     Example:
         python build_dataset.py build --raw raw --out dist
     """
-    from .build import build as run_build
-    from .ingest.previous import BESIDE_RAW
+    from ..build import build as run_build
+    from ..ingest.previous import BESIDE_RAW
 
-    from .core.resources import CHECKOUT_ROOT
-    from .docs import docs_skipped
+    from ..core.resources import CHECKOUT_ROOT
+    from ..release.docs import docs_skipped
 
-    from .core.schema import hidden
+    from ..core.schema import hidden
 
     try:
         # pyarrow imports pandas the first time it makes an array, to ask whether its input is a
@@ -86,8 +86,8 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     Example:
         python build_dataset.py check
     """
-    from .build import check as run_check
-    from .docs import GENERATED_DOCS, docs_skipped, missing_by_hand
+    from ..build import check as run_check
+    from ..release.docs import GENERATED_DOCS, docs_skipped, missing_by_hand
 
     skipped = f"--no-docs: the project's {GENERATED_DOCS} were not compared" if no_docs else docs_skipped(dist_dir)
     try:
@@ -95,7 +95,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     except (DumpError, ContractError) as exc:
         fail(exc)
     if stale:
-        from .core.names import PACKAGE_ADVICE, is_built_package
+        from ..core.names import PACKAGE_ADVICE, is_built_package
 
         missing = missing_by_hand(stale)
         packages = [name for name in stale if is_built_package(name)]
@@ -115,7 +115,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 
 
 def _hub_version(value: str | None) -> str | None:
-    from .release.hub_record import TAG_RE
+    from ..release.hub_record import TAG_RE
 
     if value in (None, "newest") or TAG_RE.fullmatch(value if value.startswith("v") else f"v{value}"):
         return value
@@ -146,12 +146,12 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
         python build_dataset.py verify dist
         python build_dataset.py verify dist --hub        # against the Hub's newest release tag
     """
-    from .release.verify import croissant_validator, verify as run_verify
+    from ..release.verify import croissant_validator, verify as run_verify
 
     problems = run_verify(dist_dir)
     if hub_version is not None and not problems:
-        from .core.resources import hub_repo
-        from .release.hub_record import check_against_hub
+        from ..core.resources import hub_repo
+        from ..release.hub_record import check_against_hub
 
         try:
             record, found = check_against_hub(Path(dist_dir), repo_id or hub_repo(),
@@ -198,9 +198,9 @@ def diff(old, new, fmt, write_changelog) -> None:
     """
     import json
 
-    from .core.resources import checkout
-    from .release.contents import CHANGELOG
-    from .release.diff import compare, load_side, to_markdown, write_changelog as add_entry
+    from ..core.resources import checkout
+    from ..release.contents import CHANGELOG
+    from ..release.diff import compare, load_side, to_markdown, write_changelog as add_entry
 
     try:
         d = compare(load_side(old), load_side(new))

@@ -13,10 +13,10 @@ import json
 import re
 from pathlib import Path
 
-from .core.names import MANIFEST
-from .core.words import plural
-from .core.resources import CHECKOUT_ROOT, checkout, hub_repo
-from .release.contents import CHANGELOG, DATASHEET, latest_release, released_versions
+from ..core.names import MANIFEST
+from ..core.words import plural
+from ..core.resources import CHECKOUT_ROOT, checkout, hub_repo
+from .contents import CHANGELOG, DATASHEET, latest_release, released_versions
 
 CONTRIBUTING = "CONTRIBUTING.md"
 
@@ -108,7 +108,7 @@ def _filled(root: Path, blocks: dict[Path, dict[str, str]]) -> dict[Path, str | 
 
 
 def _benchmark_docs(root: Path) -> dict[Path, dict[str, str]]:
-    from .benchmark_docs import BENCHMARKS_README, benchmark_blocks, headline_block  # here: a build elsewhere needs none
+    from ..benchmark_docs import BENCHMARKS_README, benchmark_blocks, headline_block  # here: a build elsewhere needs none
 
     return {root / "README.md": {"benchmark-headlines": headline_block(root)}, root / BENCHMARKS_README: benchmark_blocks(root)}
 
@@ -181,6 +181,6 @@ def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
 def missing_by_hand(names: list[str], root: Path = CHECKOUT_ROOT) -> list[str]:
     """Those of ``names`` (as ``stale`` gives them) that are missing READMEs: only their blocks
     are generated, the rest is written by hand, so no build can make them again."""
-    from .benchmark_docs import BENCHMARKS_README
+    from ..benchmark_docs import BENCHMARKS_README
 
     return [n for n in names if n in ("README.md", CONTRIBUTING, BENCHMARKS_README) and not (root / n).is_file()]

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from .cli_errors import as_invoked
-from .cli_output import AsInvokedCommand, fail, invoked
-from .core.errors import DumpError
-from .release.contracts import ContractError
+from .errors import as_invoked
+from .output import AsInvokedCommand, fail, invoked
+from ..core.errors import DumpError
+from ..release.contracts import ContractError
 
 
 def _repo_id(ctx, param, value: str | None) -> str:
-    from .core.resources import hub_repo
-    from .hub.plan import repo_id_problem
+    from ..core.resources import hub_repo
+    from ..hub.plan import repo_id_problem
 
     value = value or hub_repo()
     problem = repo_id_problem(value)
@@ -63,11 +63,11 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     """
     from huggingface_hub import get_token
 
-    from .core.guard import temporary_folder
-    from .core.names import holds_release
-    from .docs import docs_skipped
-    from .hub.plan import make_plan, render_plan
-    from .hub.publish import (
+    from ..core.guard import temporary_folder
+    from ..core.names import holds_release
+    from ..release.docs import docs_skipped
+    from ..hub.plan import make_plan, render_plan
+    from ..hub.publish import (
         PublishConfig,
         PublishError,
         preconditions,
@@ -76,7 +76,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         staged_as_copy,
         publish as run_publish,
     )
-    from .release.verify import verify as run_verify
+    from ..release.verify import verify as run_verify
 
     dist, raw = Path(dist_dir), Path(raw_dir)
     if not holds_release(dist):
@@ -86,7 +86,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         fail(DumpError(stage_dir, problem))
     from contextlib import ExitStack
 
-    from .core.lock import writing
+    from ..core.lock import writing
 
     with ExitStack() as held, temporary_folder() as tmp:
         try:  # no build replaces DIST (or another publish the stage) while it is read and sent
@@ -145,8 +145,8 @@ def _changelog_note(dist: Path) -> str | None:
     """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
     import json
 
-    from .core.names import MANIFEST
-    from .release.contents import CHANGELOG, missing_entry
+    from ..core.names import MANIFEST
+    from ..release.contents import CHANGELOG, missing_entry
 
     try:
         version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]

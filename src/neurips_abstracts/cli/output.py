@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from .cli_errors import DOC_PROG, as_invoked, one_line
+from .errors import DOC_PROG, as_invoked, one_line
 
 
 def invoked(ctx: click.Context | None = None) -> str:
@@ -42,7 +42,7 @@ def stage_progress():
         return
     from tqdm import tqdm
 
-    from .core.stages import STAGES
+    from ..core.stages import STAGES
 
     with tqdm(total=len(STAGES), unit="stage", disable=None, file=sys.stderr, leave=False) as bar:
         done: set[str] = set()

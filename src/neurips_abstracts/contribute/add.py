@@ -21,12 +21,12 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .core.config import DEFAULT_CONFIG, BuildConfig
-from .core.errors import DumpError
-from .core.guard import Refused, check_raw_target, remove_litter, temporary_file
-from .core.names import DUMP_SUFFIX, dump_number
-from .ingest.sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
-from .ingest.validate import Finding, validate
+from ..core.config import DEFAULT_CONFIG, BuildConfig
+from ..core.errors import DumpError
+from ..core.guard import Refused, check_raw_target, remove_litter, temporary_file
+from ..core.names import DUMP_SUFFIX, dump_number
+from ..ingest.sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
+from ..ingest.validate import Finding, validate
 
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
@@ -127,7 +127,7 @@ def plan_add(
 
 
 def _previous(raw: Path):
-    from .ingest.previous import previous_release
+    from ..ingest.previous import previous_release
 
     return previous_release(raw)
 
@@ -146,7 +146,7 @@ def add_dump(
     (nothing written) on any error ``validate`` reports, on a bad date or URL, and if the dump is
     already in ``raw_dir``. ``added`` defaults to today's date (UTC).
     """
-    from .core.lock import writing
+    from ..core.lock import writing
 
     with writing(raw_dir):
         plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
@@ -156,7 +156,7 @@ def add_dump(
 def land(plan: Plan) -> tuple[Path, Path]:
     """Write a planned dump and its metadata file into raw/: both or neither, whatever signal
     comes (``interrupts.uninterrupted``)."""
-    from .core.interrupts import uninterrupted
+    from ..core.interrupts import uninterrupted
 
     raw, name = plan.raw, plan.meta.file
     remove_litter(raw)  # temporary files of an add that was killed
@@ -212,11 +212,11 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     Raises ``DumpError`` or ``ContractError`` as the build would."""
     import pyarrow.parquet as pq
 
-    from .build import produce
-    from .ingest.previous import read_release_table
-    from .ingest.load import folder_entries
+    from ..build import produce
+    from ..ingest.previous import read_release_table
+    from ..ingest.load import folder_entries
 
-    from .core.guard import temporary_folder
+    from ..core.guard import temporary_folder
 
     previous = _previous(plan.raw)
     with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run

@@ -25,13 +25,14 @@ def as_invoked(text: str) -> str:
     return text.replace(DOC_PROG, _invoked[0])
 
 
-_EXPECTED = {"core.errors": "DumpError", "add": "AddError", "release.contracts": "ContractError", "hub.publish": "PublishError"}
+_PACKAGE = __name__.partition(".")[0]
+_EXPECTED = {"core.errors": "DumpError", "contribute.add": "AddError", "release.contracts": "ContractError", "hub.publish": "PublishError"}
 
 
 def _expected() -> tuple[type[BaseException], ...]:
     """Our error classes, from the modules already imported (an error can only come from those;
     importing the others here could itself fail)."""
-    modules = ((sys.modules.get(f"{__package__}.{m}"), c) for m, c in _EXPECTED.items())
+    modules = ((sys.modules.get(f"{_PACKAGE}.{m}"), c) for m, c in _EXPECTED.items())
     return tuple(getattr(mod, c) for mod, c in modules if mod is not None)
 
 
@@ -69,7 +70,7 @@ class ReportsErrors(click.Group):
         args = [a for i, a in enumerate(args) if not (i < end and a == DEBUG_FLAG)]
         _invoked[0] = kwargs.get("prog_name") or os.path.basename(sys.argv[0]) or DOC_PROG
         tolerant_streams()
-        from .core import interrupts
+        from ..core import interrupts
 
         # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0. A command run as a process
         # (no ``args``: from sys.argv) ignores signals after its commit until it exits; one
@@ -87,6 +88,6 @@ class ReportsErrors(click.Group):
                     if (note := interrupts.finish_note()) is not None:
                         click.echo(note, err=True)
         finally:
-            from .core.guard import kill_point
+            from ..core.guard import kill_point
 
             kill_point("exiting")  # crash tests: a signal as the command's process exits
