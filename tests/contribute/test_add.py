@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from neurips_abstracts.add import AddError, add_dump
+from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build
 from neurips_abstracts.text.normalize import normalize
 

@@ -7,14 +7,14 @@ import subprocess
 import sys
 import threading
 
-from neurips_abstracts.docs import refresh, stale
+from neurips_abstracts.release.docs import refresh, stale
 
 from tests.helpers import ROOT, SEED_DIR, project_copy, seed_counts
 
 
 def test_readme_pin_block_names_the_configured_repository(seeds_dist):
     from neurips_abstracts.core.resources import hub_repo
-    from neurips_abstracts.docs import pinned_load_block
+    from neurips_abstracts.release.docs import pinned_load_block
 
     manifest = json.loads((seeds_dist / "build_manifest.json").read_text())
     tag = f"v{manifest['dataset_version']}"
