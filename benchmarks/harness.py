@@ -111,7 +111,7 @@ def command(module: str) -> str:
 
 def write_results(path, result: dict) -> None:
     """Write a benchmark's results file, then rewrite the benchmark blocks of README.md and
-    benchmarks/README.md from the results files."""
+    benchmarks/README.md from the results files (``docs``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     refresh_docs()
@@ -120,8 +120,6 @@ def write_results(path, result: dict) -> None:
 def refresh_docs() -> None:
     """Rewrite the benchmark blocks of this checkout's README.md and benchmarks/README.md (the
     checkout these benchmarks are in, not the one the package may be installed from)."""
-    from neurips_abstracts.release.docs import refresh_benchmark_blocks
+    from .docs import refresh
 
-    from .corpus import ROOT
-
-    print("README:", refresh_benchmark_blocks(ROOT) or "unchanged")
+    print("README:", refresh() or "unchanged")

@@ -15,7 +15,7 @@ without verification, which is how it is usually used). Both start from the text
 for its own shingling; both run once on a few hundred texts before anything is timed, with the
 cyclic garbage collector off while timed, in the same process, the order alternating by cell.
 
-    python -m benchmarks.near_dup            # writes benchmarks/results/near_dup.json, refreshes README
+    python -m benchmarks.near_dup            # writes benchmarks/results/near_dup.json, rewrites the READMEs' blocks
 """
 
 from __future__ import annotations

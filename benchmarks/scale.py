@@ -17,7 +17,8 @@ fixed seed, cached in benchmarks/out/), then, each part in a fresh process:
 Every method runs with the cyclic garbage collector off while timed (``harness.timed``; our
 build pauses it itself) and with its imports done beforehand. The results file records, for each
 size, the machine, read from it at run time, the command, and the load average at start and end. Results go to
-benchmarks/results/scale.json and scale.png, and the README's generated block is refreshed.
+benchmarks/results/scale.json and scale.png, and its blocks of README.md and benchmarks/README.md are
+rewritten (``docs``).
 
     python -m benchmarks.scale                 # 10k, 100k, 1M
     python -m benchmarks.scale --sizes 10000   # one size (the others stay if measured on this machine)
@@ -256,12 +257,12 @@ def floor(n: int) -> float:
 def prepare_distinct(n: int) -> Path:
     """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
     written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
-    from neurips_abstracts import pipeline
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.ingest.load import read_raw
+    from neurips_abstracts.stages.parse import parse
+    from neurips_abstracts.stages.read import read
 
     folder, _, labels = _files(n)
-    parsed = pipeline.parse(read_raw(folder), DEFAULT_CONFIG)
+    parsed = parse(read(folder, None), DEFAULT_CONFIG)
     parsed.spool.close()
     texts = parsed.versions.text
     label_of: dict[str, int] = {}

@@ -2,7 +2,7 @@
 seeds, in this repository), as a user runs it (a new process, imports included), median of
 several runs.
 
-    python -m benchmarks.startup     # writes benchmarks/results/startup.json, refreshes README
+    python -m benchmarks.startup     # writes benchmarks/results/startup.json, rewrites the READMEs' blocks
     python -m benchmarks.startup --no-write    # print only
     git worktree add ../old REVISION && python -m benchmarks.startup --against ../old
 

@@ -74,10 +74,10 @@ def calls_into_package(fn, *args, **kwargs) -> tuple[object, list[str]]:
 
 
 def test_the_hook_sees_a_call_into_the_package():
-    from neurips_abstracts.dedup.near_duplicates import shingle_many
+    from neurips_abstracts.dedup.shingles import shingle_many
 
     _, seen = calls_into_package(shingle_many, 3, [PAPER])
-    assert "neurips_abstracts.dedup.near_duplicates.shingle_many" in seen
+    assert "neurips_abstracts.dedup.shingles.shingle_many" in seen
 
 
 def test_datasketch_baseline_calls_nothing_of_ours():
@@ -128,19 +128,35 @@ def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
     assert out == {"removed": 1}  # the revision
 
 
-def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
-    """Machine facts and ratios in benchmarks/README.md, and the headlines in README.md, come from
-    the results files: change the file, the text follows."""
-    import json
+def benchmark_checkout(root):
+    """A checkout's benchmark docs made here: README.md and benchmarks/README.md holding each
+    generated block (with stale bodies) between hand-written lines, and a copy of the results files
+    (the figures each test needs it sets itself)."""
     import shutil
 
-    from neurips_abstracts.release.docs import refresh_benchmark_blocks
+    from benchmarks.docs import BENCHMARKS, COMMAND
 
     from tests.helpers import ROOT
 
-    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
-    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
-    shutil.copy(ROOT / "benchmarks" / "README.md", tmp_path / "benchmarks" / "README.md")
+    def block(name: str) -> str:
+        return f"<!-- generated:{name} by `{COMMAND}`; do not edit -->\nstale\n<!-- /generated:{name} -->\n"
+
+    (root / "benchmarks").mkdir(parents=True)
+    (root / "README.md").write_text("# Hand-written\n\n" + block("benchmark-headlines") + block("stats") + "The end.\n")
+    (root / "benchmarks" / "README.md").write_text(
+        "# Benchmarks\n\n" + "".join(f"## {name}\n\n" + block(b) for name, b, *_ in BENCHMARKS))
+    shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
+    return root
+
+
+def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
+    """Machine facts and ratios in benchmarks/README.md, and the headlines in README.md, come from
+    the results files: change the file, the text follows; the rest of each file stays as written."""
+    import json
+
+    from benchmarks.docs import refresh
+
+    benchmark_checkout(tmp_path)
     results = tmp_path / "benchmarks" / "results"
     machine = {"cpu_model": "Imaginary CPU 7", "logical_cores": 96, "usable_cores": 48, "memory_bytes": 3 * 2**40,
                "os": "Plan 9", "python": "CPython 3.99.0", "packages": {"datasketch": "9.9.9"}}
@@ -161,24 +177,71 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
         if name == "near_dup":
             data["summary"]["speedup_vs_datasketch"] = 77.7
         (results / f"{name}.json").write_text(json.dumps(data))
-    assert refresh_benchmark_blocks(tmp_path) == [tmp_path / "README.md", tmp_path / "benchmarks" / "README.md"]
+    assert refresh(tmp_path) == [tmp_path / "README.md", tmp_path / "benchmarks" / "README.md"]
     headlines = (tmp_path / "README.md").read_text()
     assert "time(1 MB) / time(100 kB) at most 10.4" in headlines and "slowest 1 MB record 0.75 s CPU" in headlines
     assert "77.7x datasketch's speed (contended)" in headlines  # load 60 on 48 cores
     assert "Imaginary CPU" not in headlines  # the machine is told in benchmarks/README.md
+    assert headlines.startswith("# Hand-written\n\n") and headlines.endswith("stale\n<!-- /generated:stats -->\nThe end.\n")
     text = (tmp_path / "benchmarks" / "README.md").read_text()
     assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
     assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
     assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
     assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.750 s" in text
-    assert "AMD EPYC" not in text  # nothing about the machine that ran this repository's figures survives
-    assert refresh_benchmark_blocks(tmp_path) == []  # idempotent
+    assert "AMD EPYC" not in text and "\nstale\n" not in text
+    assert refresh(tmp_path) == []  # idempotent
+    (results / "linearity.json").unlink()
+    assert refresh(tmp_path) == [tmp_path / "README.md", tmp_path / "benchmarks" / "README.md"]
+    assert "No results yet: run `python -m benchmarks.linearity`." in (tmp_path / "benchmarks" / "README.md").read_text()
+    assert "| [rendering time against record length](benchmarks/README.md#linearity) | no results yet | " \
+        "`python -m benchmarks.linearity` |" in (tmp_path / "README.md").read_text()
+
+
+def test_the_command_rewrites_the_benchmark_docs_or_names_each_stale_one(tmp_path, capsys):
+    """`python -m benchmarks.docs --check` writes nothing and names each stale file and the
+    command that fixes it; the command fixes them; a missing README is named with how to restore it."""
+    from benchmarks.docs import COMMAND, main
+
+    benchmark_checkout(tmp_path)
+    table = tmp_path / "benchmarks" / "README.md"
+    before = table.read_text()
+    assert main(["--check"], root=tmp_path) == 1
+    assert capsys.readouterr().err == ("stale: README.md\nstale: benchmarks/README.md\n"
+                                       f"the benchmark blocks are out of date with benchmarks/results/; run: {COMMAND}\n")
+    assert table.read_text() == before
+    assert main([], root=tmp_path) == 0
+    assert capsys.readouterr().out == "rewrote README.md, benchmarks/README.md\n"
+    assert main(["--check"], root=tmp_path) == 0 and main([], root=tmp_path) == 0
+    assert capsys.readouterr().out == "unchanged\n"
+    fresh = table.read_text()
+    table.write_text(fresh.replace("| read |", "| reading |", 1))
+    assert main(["--check"], root=tmp_path) == 1 and "stale: benchmarks/README.md\n" in capsys.readouterr().err
+    table.unlink()
+    assert main([], root=tmp_path) == 1 and not table.exists()
+    assert capsys.readouterr().err == "missing: benchmarks/README.md: restore it (git checkout -- benchmarks/README.md)\n"
+
+
+def test_the_committed_benchmark_docs_are_fresh():
+    """benchmarks/README.md and README.md's benchmark headlines are what the committed results
+    files make, and each of their blocks names the command that makes it."""
+    import re
+
+    from benchmarks.docs import BENCHMARKS, BENCHMARKS_README, COMMAND, stale
+
+    from tests.helpers import ROOT
+
+    assert stale(ROOT) == [], f"stale benchmark docs: {stale(ROOT)}; run: {COMMAND}"
+    blocks = {name: line for doc in ("README.md", BENCHMARKS_README)
+              for line in (ROOT / doc).read_text(encoding="utf-8").splitlines()
+              if (name := (re.match(r"<!-- generated:([\w-]+) ", line) or [None, None])[1])}
+    ours = ["benchmark-headlines", *(block for _, block, *_ in BENCHMARKS)]
+    assert all(f"by `{COMMAND}` from benchmarks/results/" in blocks[name] for name in ours), blocks
 
 
 def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     """With `--against`, the block names the other revision, its times and the ratio of the
     medians (the figure that carries from one machine to another); without it, none of that."""
-    from neurips_abstracts.benchmark_docs import _startup_headline, startup_block
+    from benchmarks.tables import startup_block, startup_headline
 
     result = {"runs": 7, "median_seconds": 2.0, "min_seconds": 1.9, "max_seconds": 2.3, "median_cpu_seconds": 2.1}
     alone = startup_block(result)
@@ -191,9 +254,9 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
                                                   "max_seconds": 3.5, "median_cpu_seconds": 3.3}}
     assert ("In the same runs, alternately, revision 0ld0000 took 3.20 s (3.00-3.50 s), so revision abc1234 takes "
             "**0.62x** its time.") in startup_block(result)
-    assert _startup_headline(result).endswith(
+    assert startup_headline(result).endswith(
         "of the 3 dumps in raw/ in a new process: 2.00 s wall, 0.62x the time of revision 0ld0000 in the same runs")
-    assert _startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
+    assert startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
 
 
 def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path):
@@ -221,24 +284,19 @@ def test_benchmarks_refresh_the_readmes_of_their_own_checkout(tmp_path, monkeypa
     """A benchmark run from a second clone (sharing a virtual environment whose package is
     installed from another checkout) rewrites that clone's READMEs, not the installed checkout's."""
     import json
-    import shutil
 
     import benchmarks.corpus
-    import neurips_abstracts.release.docs
+    import benchmarks.docs
     from benchmarks.harness import write_results
 
-    from tests.helpers import ROOT
+    benchmark_checkout(tmp_path)
+    real = benchmarks.docs.write_changed
 
-    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
-    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
-    shutil.copy(ROOT / "benchmarks" / "README.md", tmp_path / "benchmarks" / "README.md")
-    real = neurips_abstracts.release.docs.refresh_benchmark_blocks
+    def write(expected):  # anything else than the second clone's READMEs must not be written
+        assert sorted(expected) == [tmp_path / "README.md", tmp_path / "benchmarks" / "README.md"], expected
+        return real(expected)
 
-    def refresh(root=None):  # the installed checkout is the default: a failure must not write it
-        assert root == tmp_path, root
-        return real(root)
-
-    monkeypatch.setattr(neurips_abstracts.release.docs, "refresh_benchmark_blocks", refresh)
+    monkeypatch.setattr(benchmarks.docs, "write_changed", write)
     monkeypatch.setattr(benchmarks.corpus, "ROOT", tmp_path)
     results = tmp_path / "benchmarks" / "results" / "startup.json"
     write_results(results, json.loads(results.read_text()) | {"median_seconds": 1234.5})

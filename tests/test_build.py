@@ -155,8 +155,9 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
 
 def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypatch):
     """Dumps listed in reverse, raw texts spooled in pieces of every size: the same release."""
-    from neurips_abstracts import build as build_module, pipeline
     from neurips_abstracts.build import build
+    from neurips_abstracts.release.occurrences import Spool
+    from neurips_abstracts.stages import read as read_stage
 
     from tests.helpers import snapshot, synthetic_dumps
 
@@ -166,8 +167,8 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
     alone = snapshot(tmp_path / "one")
     assert alone["build_manifest.json"]
 
-    real_paths, real_append = build_module.dump_paths, pipeline.Spool.append
-    monkeypatch.setattr(build_module, "dump_paths", lambda folder: real_paths(folder)[::-1])
+    real_paths, real_append = read_stage.dump_paths, Spool.append
+    monkeypatch.setattr(read_stage, "dump_paths", lambda folder: real_paths(folder)[::-1])
 
     def in_pieces(self, data, start, end):  # a dump's records spooled in batches of 1, 2, 3... rows
         k = step = 0
@@ -176,22 +177,22 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
             real_append(self, data, start[k : k + step], end[k : k + step])
             k += step
 
-    monkeypatch.setattr(pipeline.Spool, "append", in_pieces)
+    monkeypatch.setattr(Spool, "append", in_pieces)
     build(raw, tmp_path / "two", previous=None)
     assert snapshot(tmp_path / "two") == alone
 
 
 def test_cli_build_imports_only_what_it_uses(tmp_path):
     """pandas (which pyarrow would load to ask whether its input is a pandas object), pandera's
-    pandas and hypothesis parts, the libraries and modules only other commands use (the
-    benchmark docs too, when the build is not the checkout's dist/), huggingface_hub's Hub
+    pandas and hypothesis parts, the libraries and modules only other commands use (and the
+    benchmarks, which make their own docs), huggingface_hub's Hub
     client (the card needs its DatasetCardData alone, see card.render_card) and tqdm when
     output is redirected (no bar to draw) stay out of a build's process. The command imports
     its libraries with the garbage collector paused (see cli_release.build)."""
     from neurips_abstracts.core.schema import hidden
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
-              "huggingface_hub.repocard", "httpx2", "tqdm", "neurips_abstracts.benchmark_docs",
+              "huggingface_hub.repocard", "httpx2", "tqdm", "benchmarks",
               "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
               "neurips_abstracts.ingest.validate", "neurips_abstracts.release.diff", "neurips_abstracts.release.verify")
     heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")

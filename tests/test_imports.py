@@ -13,8 +13,8 @@ NAME = "neurips_abstracts"
 # The order of the stages, folder -> rank: a module may import only from its own folder or from a
 # folder of a lower rank. text/ ranks below ingest/: its pure string functions are the rules the
 # readers refuse and warn by. The modules on top of the package rank by TOP_RANK below.
-STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "hub": 7,
-                               "contribute": 7, "cli": 8}
+STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "stages": 6,
+                               "hub": 8, "contribute": 8, "cli": 9}
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -151,9 +151,10 @@ def test_a_backwards_import_between_folders_is_found(tmp_path):
         "neurips_abstracts.ingest.load imports neurips_abstracts.dedup.near (dedup comes after ingest)"]
 
 
-# The modules on top of the package: the build over the stages (6), under hub/ (7, publish re-checks
-# a build), then the CLI (8). A new module on top without a rank fails the test below.
-TOP_RANK: dict[str, int] = {"normalize": 6, "build": 6, "pipeline": 6, "benchmark_docs": 5, "release_cost_docs": 5, "__main__": 8}
+# The modules on top of the package: the public ``normalize`` over text/ (1), the build over the
+# stages (7), which hub/ (publish re-checks a build) and contribute/ (add builds a trial release)
+# call, then ``python -m`` (9). A new module on top without a rank fails the test below.
+TOP_RANK: dict[str, int] = {"normalize": 1, "build": 7, "__main__": 9}
 
 
 def place_rank(module: str) -> int | None:
@@ -169,3 +170,25 @@ def test_every_module_has_a_place_and_imports_only_downwards():
     upward = [f"{m} imports {t}" for m, targets in sorted(graph.items()) for t in sorted(targets)
               if m != NAME and t != NAME and place_rank(t) > place_rank(m)]
     assert upward == []
+
+
+
+def benchmark_imports(package: Path = PACKAGE) -> list[str]:
+    """Every import of the benchmarks folder (or a module of it) in ``package``'s source."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{module_name(path, package)} imports {n}" for n in names if n.split(".")[0] == "benchmarks"]
+    return found
+
+
+def test_the_library_imports_nothing_of_the_benchmarks(tmp_path):
+    """The benchmarks make their own docs (benchmarks/docs.py): no module of the package, the
+    wheel's, imports the benchmarks folder or a module of it, anywhere in its source."""
+    pkg = _package(tmp_path, {"__init__.py": "", "a.py": "def f():\n    from benchmarks.docs import refresh\n",
+                              "b.py": "import benchmarks, json\n", "c.py": "from .benchmarks import x\n"})
+    assert benchmark_imports(pkg) == ["neurips_abstracts.a imports benchmarks.docs",
+                                      "neurips_abstracts.b imports benchmarks"]
+    assert benchmark_imports() == []

@@ -14,12 +14,14 @@ from tests.helpers import ROOT, SEED_DIR
 def _build(tmp_path, monkeypatch, changelog: str, version: str = "9.9.0"):
     from neurips_abstracts import build as build_module
     from neurips_abstracts.build import build
+    from neurips_abstracts.stages import write as write_stage
     from neurips_abstracts.core import resources
     from neurips_abstracts.release import manifest as manifest_module
 
     real = resources.read_text
-    monkeypatch.setattr(build_module, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
+    monkeypatch.setattr(write_stage, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
     monkeypatch.setattr(build_module, "dataset_version", lambda: version)
+    monkeypatch.setattr(write_stage, "dataset_version", lambda: version)
     monkeypatch.setattr(manifest_module, "dataset_version", lambda: version)
     build(SEED_DIR, tmp_path / "dist", previous=None)
     dist = tmp_path / "dist"

@@ -72,7 +72,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     check = run("check")
     assert check.returncode == 0, check.stderr[-3000:]
     assert check.stdout == "dist/ is up to date with raw/; no checkout of the project here (an installed package), " \
-        "so the project's README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md were not compared\n"
+        "so the project's README.md, CONTRIBUTING.md and DATASHEET.md were not compared\n"
     no_docs = run("check", "--no-docs", module=True)
     assert no_docs.returncode == 0 and no_docs.stdout.startswith("dist/ is up to date with raw/; --no-docs:"), no_docs.stderr
     (elsewhere / "dist" / "DATASHEET.md").write_text("edited\n")

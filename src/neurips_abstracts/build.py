@@ -1,4 +1,8 @@
-"""Build dist/ from raw/, and check a committed dist/ (and the docs made from it) against a fresh build."""
+"""Build dist/ from raw/, and check a committed dist/ (and the docs made from it) against a fresh build.
+
+``run`` is the build: its stages (``stages/``), called in order, each handing the next a typed
+result. raw/ is read by the read stage (``stages.read``) and, a dump at a time, by the parse stage.
+"""
 
 from __future__ import annotations
 
@@ -6,39 +10,71 @@ import filecmp
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
 from .core.errors import DumpError
 from .core.gc_pause import gc_paused
 from .core.guard import check_replaceable, remove_litter, resolve, temporary_folder
-from .core.names import MANIFEST, release_beside
-from .core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
-from .core.schema import TABLES, pandera_schema
-from .core.sums import sha256_file
-from .ingest.load import dump_paths, read_meta
-from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, published_change, read_previous
-from .pipeline import BuildResult, Workers, no_timer, run
-from .release.manifest import build_manifest
-from .release.write import atomic_dir, dumps_json, write_parquet, write_parquet_batches, write_text
-from .release.stats import compute as compute_stats
+from .core.names import release_beside
+from .core.pool import Workers
+from .core.resources import dataset_version
+from .core.schema import pandera_schema
+from .core.stages import no_timer
+from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
+from .release.anchor import anchored_previous
+from .release.occurrences import Occurrences
+from .release.write import atomic_dir
+from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
+from .stages.identify import identify
+from .stages.near_dup import near_dup
+from .stages.parse import parse
+from .stages.read import Dumps, read
+from .stages.render import render
+from .stages.write import write_dist, write_occurrences
 
-HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
-STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
+def run(
+    dumps: Dumps,
+    config: BuildConfig = DEFAULT_CONFIG,
+    stage: Callable = no_timer,
+    previous: PreviousRelease | None = None,
+    version: str = "0.0.0",
+    workers: Workers | None = None,
+    occurrences_ready: Callable[[Occurrences], None] = lambda _: None,
+) -> BuildResult:
+    """The build's stages over ``dumps`` (the read stage's), in order: validated-ready tables out.
+    Paper ids are anchored to ``previous`` (None: the first release); ids first published or
+    retired now are marked with ``version``.
 
-def _reader(path: Path, previous: PreviousRelease | None) -> Callable[[], bytes]:
-    """A function reading one dump when the build reaches it: DumpError at the first line that
-    differs if it is a published dump whose bytes changed."""
-
-    def read() -> bytes:
-        data = path.read_bytes()
-        if (error := published_change(previous, path.name, data=data)) is not None:
-            raise error
-        return data
-
-    return read
+    ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
+    "normalize" are entered, one or more times, for each dump. ``workers`` (default:
+    ``DEFAULT_WORKERS``) may prepare the dumps, sketch the distinct texts and render the plain
+    text in other processes; they are shut down here. ``occurrences_ready(occurrences)`` is called
+    as soon as the occurrences table can be produced, before the plain text is rendered. With
+    fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
+    while the dumps are parsed, so a thread it starts is never forked (threads libraries run by
+    then are: pyarrow's allocator's, and tqdm's monitor on a terminal); with spawn or forkserver,
+    processes started later are not forks of this one.
+    """
+    with workers or Workers(DEFAULT_WORKERS) as pool:
+        parsed = parse(dumps, config, pool, stage)
+        try:
+            with stage("near-dup"):
+                papers = near_dup(parsed, config, pool)
+                identified = identify(parsed, papers, previous, version)
+            occurrences = assemble_occurrences(parsed, papers, identified)
+            with stage("plain text"):
+                occurrences_ready(occurrences)
+                rendered = render(parsed, papers, pool)
+            with stage("assemble"):
+                table, ids = assemble(parsed, papers, identified, rendered, occurrences)
+        except BaseException:
+            parsed.spool.close()
+            raise
+    stats = build_stats(parsed, papers, identified.identity, table.num_rows, version)
+    return BuildResult(table, occurrences, ids, tuple(parsed.dumps), parsed.meta, identified.identity, stats)
 
 
 def _run(
@@ -46,13 +82,10 @@ def _run(
     workers: int | None, occurrences_ready: Callable = lambda _: None,
 ) -> tuple[BuildResult, PreviousRelease | None]:
     prev = previous_release(raw_dir, previous)
-    version = dataset_version()
     with stage("read"):
-        paths = dump_paths(raw_dir)
-        meta = read_meta(raw_dir, [p.name for p in paths])
-    result = run([(p.name, _reader(p, prev)) for p in paths], config, stage, meta, prev, version,
-                 Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir)), occurrences_ready)
-    return result, prev
+        dumps = read(raw_dir, prev)
+    pool = Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir))
+    return run(dumps, config, stage, prev, dataset_version(), pool, occurrences_ready), prev
 
 
 def produce(
@@ -77,86 +110,6 @@ def produce(
         result.occurrences.spool.close()
         raise
     return result
-
-
-def _data_file(out: Path, written) -> "contents.DataFile":
-    """What the release says of a table written in ``out`` (``write.Written``)."""
-    from .release import contents
-
-    shards = tuple(contents.Shard(path=rel, size=(out / rel).stat().st_size, sha256=sha256_file(out / rel), rows=rows)
-                   for rel, rows in written.shards)
-    return contents.DataFile(shards=shards, rows=written.rows, nbytes=written.nbytes)
-
-
-def _write_table(name: str, table, out: Path, config: BuildConfig):
-    return _data_file(out, write_parquet(table, name, out, config))
-
-
-def _write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event):
-    """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
-    write it (``write.Written``). A row group is checked in a second thread while this one
-    writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
-    passed. Stops before the next row group once ``stop`` is set."""
-    from .release.contracts import check_occurrence_rows
-
-    def checked(batches, checker: ThreadPoolExecutor):
-        passed = None
-        for batch in batches:
-            if passed is not None:
-                passed.result()  # a broken row stops the writing at its row group
-            if stop.is_set():
-                raise CancelledError("the build stopped")
-            passed = checker.submit(check_occurrence_rows, batch)
-            yield batch
-        if passed is not None:
-            passed.result()
-
-    with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
-        return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
-                                     occurrences.schema, "occurrences", out, config)
-
-
-def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
-               previous: PreviousRelease | None, occurrences_written: Future, writer: ThreadPoolExecutor) -> None:
-    """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
-    to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
-    project's hub-repo). The occurrences table is being checked and written meanwhile
-    (``_write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
-    are written by ``writer`` while this thread checks the contracts across tables. A
-    ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away."""
-    from .release import croissant, datapackage, contents as release, texts
-    from .release.card import card
-    from .release.contracts import ContractError, check_tables
-    from .release.datasheet import datasheet
-
-    occurrences = result.occurrences
-    written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)
-               for name in TABLES if name != "occurrences"}
-    try:
-        check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
-    except BaseException as exc:
-        for future in written.values():
-            future.cancel()  # those not started yet: the release will not be swapped in
-        if isinstance(exc, ContractError):
-            occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
-        raise
-    data = {name: future.result() for name, future in written.items()}
-    data["occurrences"] = _data_file(out, occurrences_written.result())
-    data = {name: data[name] for name in TABLES}
-    statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
-    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
-    changelog = read_resource(release.CHANGELOG)
-    r = release.Release(
-        dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
-    )
-    write_text(out / MANIFEST, dumps_json(manifest))
-    write_text(out / release.CARD, card(r))
-    write_text(out / release.DATASHEET, datasheet(r))
-    write_text(out / release.LICENSE, texts.license_md())
-    write_text(out / release.CHANGELOG, changelog)
-    write_text(out / release.DATAPACKAGE, dumps_json(datapackage.datapackage(r)))
-    write_text(out / release.CROISSANT, dumps_json(croissant.croissant(r)))
-    write_text(out / release.SUMS, release.sha256sums(out, {s.path: s.sha256 for d in data.values() for s in d.shards}))
 
 
 def build(
@@ -189,31 +142,6 @@ def build(
         return _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final)
 
 
-def anchored_previous(raw_dir: str | Path, previous, into: Path):
-    """``previous`` as a build reads it: a folder or a release already read as given; a released
-    version or git revision read from the project's git history into ``into``. The release beside
-    raw/ by default, refused (one line naming the ways out) where it is missing or incomplete
-    although the project has published before."""
-    from .release.anchor import missing_previous, published_before, release_from_git
-
-    if previous == BESIDE_RAW:
-        beside = release_beside(raw_dir)
-        if not is_release(beside):
-            evidence = published_before(beside.parent)
-            if evidence:
-                what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
-                raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
-        return previous
-    if isinstance(previous, str) and previous.startswith(HUB_PREFIX):  # the published record itself
-        from .core.resources import hub_repo
-        from .release.hub_record import fetch_release
-
-        return str(fetch_release(hub_repo(), previous[len(HUB_PREFIX):], into))
-    if isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
-        return release_from_git(previous, release_beside(raw_dir).parent, into)
-    return previous
-
-
 def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final) -> dict:
     # refused before any work; a release read but not written (publish's dist/) must survive
     reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
@@ -226,7 +154,7 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
 
     def fill(tmp: Path) -> dict[Path, str]:
         # The occurrences table is checked and written in a thread of its own from the moment it
-        # can be (see ``pipeline.run``), while this thread has the plain text rendered and checks
+        # can be (see ``run``), while this thread has the plain text rendered and checks
         # the rest, and the other tables are written in a second: their time goes to Parquet's
         # encoder, which runs outside the GIL.
         stop = threading.Event()
@@ -237,7 +165,7 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
                     # pandera is imported here, in this thread: its import edits sys.modules (see
                     # schema.import_pandera_polars), which must not happen beside this thread's imports.
                     pandera_schema("occurrences")
-                    writing.append(writer.submit(_write_occurrences, occurrences, tmp, config, stop))
+                    writing.append(writer.submit(write_occurrences, occurrences, tmp, config, stop))
 
                 result, prev = _run(raw_dir, config, stage, previous, workers, start_writing)
                 built.append(result)
@@ -285,7 +213,7 @@ def check(
 ) -> list[str]:
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
-    DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md."""
+    DATASHEET.md and the blocks of README.md and CONTRIBUTING.md a build makes."""
     from .release.docs import stale
 
     if not Path(dist).exists():

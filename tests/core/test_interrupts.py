@@ -21,7 +21,7 @@ from neurips_abstracts.core.lock import lock_file, writing
 from tests.helpers import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
 
 posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
-DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md", "benchmarks/README.md")  # docs.GENERATED_DOCS
+DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md")  # docs.GENERATED_DOCS
 
 
 def project_with_dumps(tmp_path: Path, papers: int = 240) -> Path:

@@ -13,11 +13,17 @@ from neurips_abstracts.core.config import DEFAULT_CONFIG, BuildConfig
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup.near_duplicates import jaccard
 from neurips_abstracts.ids.identity import new_paper_id
-from neurips_abstracts.pipeline import run
+from neurips_abstracts import build as build_module
+from neurips_abstracts.stages.read import ordered
 from neurips_abstracts.release.contracts import check
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import make_dump, seed_abstracts, shingles, synthetic_abstracts
+
+
+def run(files, config):
+    """The build's stages over in-memory dumps (name, bytes), without writing anything."""
+    return build_module.run(ordered(files), config)
 
 
 N = DEFAULT_CONFIG.near_dup.shingle_size

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.dedup import near_duplicates as dedup
+from neurips_abstracts.dedup import shingles as shingling
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts
@@ -36,7 +37,7 @@ def split_flat(flat: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
 @given(st.lists(texts, max_size=12))
 @example(["", "a", "a b", "ß straße STRASSE", "x" * 40 + " " + "y" * 17])
 def test_one_shingle_per_distinct_word_ngram_and_batching_changes_nothing(batch):
-    flat, counts = dedup.shingle_many(N, batch)
+    flat, counts = shingling.shingle_many(N, batch)
     assert len(counts) == len(batch)
     for text, got in zip(batch, split_flat(flat, counts)):
         assert np.array_equal(got, np.unique(got))  # a set: sorted, no repeats
@@ -51,18 +52,18 @@ def test_words_are_what_str_split_gives_among_ascii_white_space(text, gap):
 
 
 def test_a_word_hashes_the_same_wherever_it_stands():
-    h1, _ = dedup._word_hashes(["alpha beta", "x " * 5000 + "beta"])
-    h2, _ = dedup._word_hashes(["beta"])
+    h1, _ = shingling._word_hashes(["alpha beta", "x " * 5000 + "beta"])
+    h2, _ = shingling._word_hashes(["beta"])
     assert h1[1] == h1[-1] == h2[0]
     # words that differ only past the first 8 or 16 bytes, or by case
-    long, _ = dedup._word_hashes(["abcdefghij abcdefghik abcdefghijklmnopq abcdefghijklmnopr ABCDEFGHIJ"])
+    long, _ = shingling._word_hashes(["abcdefghij abcdefghik abcdefghijklmnopq abcdefghijklmnopr ABCDEFGHIJ"])
     assert len(set(long.tolist())) == 4 and long[0] == long[4]
 
 
 @pytest.mark.parametrize("source", REAL_SOURCES)
 def test_real_abstracts_every_ngram_its_own_hash(source):
     abstracts = [normalize(a) for a in real_texts(source)]
-    flat, counts = dedup.shingle_many(N, abstracts)
+    flat, counts = shingling.shingle_many(N, abstracts)
     assert [len(s) for s in split_flat(flat, counts)] == [len(ngrams(a)) for a in abstracts]
     # and texts sharing an n-gram share its hash: the overall number of distinct hashes is the
     # number of distinct n-grams of the whole corpus
@@ -76,7 +77,7 @@ def test_real_abstracts_every_ngram_its_own_hash(source):
 def test_as_sets_is_a_sorted_unique_per_text(rows):
     values = np.array([v for r in rows for v in r], dtype=np.uint64)
     counts = np.array([len(r) for r in rows], dtype=np.int64)
-    flat, sizes = dedup._as_sets(values, counts)
+    flat, sizes = shingling._as_sets(values, counts)
     expected = [np.unique(np.array(r, dtype=np.uint64)) for r in rows]
     assert sizes.tolist() == [len(e) for e in expected]
     assert all(np.array_equal(a, b) for a, b in zip(split_flat(flat, sizes), expected))
@@ -93,7 +94,7 @@ def test_jaccard_is_the_set_jaccard(a, b):
 def test_jaccard_many_equals_one_by_one():
     rng = np.random.default_rng(1)
     texts = [" ".join(f"w{x}" for x in rng.integers(0, 400, size=rng.integers(3, 60))) for _ in range(600)]
-    sets = dedup.shingle_sets(texts, N)
+    sets = shingling.shingle_sets(texts, N)
     pairs = rng.integers(0, len(texts), size=(30_000, 2))
     expected = [dedup.jaccard(sets.of(i), sets.of(j)) for i, j in pairs.tolist()]
     assert dedup.jaccard_many(sets, pairs).tolist() == expected
@@ -106,11 +107,11 @@ def test_shingles_and_signatures_do_not_depend_on_batching(monkeypatch):
     seeds = [f"{normalize(a)} variant {k}" for k in range(5) for a in seed_abstracts()]
     many = seeds + synthetic_abstracts(3_000 - len(seeds), words=(20, 300))
     config = DEFAULT_CONFIG.near_dup
-    monkeypatch.setattr(dedup, "_BATCH_CHARS", 10**12)
+    monkeypatch.setattr(shingling, "BATCH_CHARS", 10**12)
     monkeypatch.setattr(dedup, "_SKETCH_CHARS", 10**12)
     sliced = []
     sets1, sigs1 = dedup.shingles_and_signatures(many, config, lambda fn, items: sliced.append(len(items)) or map(fn, items))
-    monkeypatch.setattr(dedup, "_BATCH_CHARS", 5_000)
+    monkeypatch.setattr(shingling, "BATCH_CHARS", 5_000)
     monkeypatch.setattr(dedup, "_SKETCH_CHARS", 20_000)
     monkeypatch.setattr(dedup, "_SIGNATURE_CHUNK", 7)
     sets2, sigs2 = dedup.shingles_and_signatures(many, config, lambda fn, items: sliced.append(len(items)) or map(fn, items))
@@ -127,7 +128,7 @@ def test_as_sets_groups_texts_of_very_different_lengths():
     rng = np.random.default_rng(0)
     counts = np.array([5000] + [3] * 2000 + [40] * 100, dtype=np.int64)
     values = rng.integers(0, 50, size=counts.sum()).astype(np.uint64)
-    flat, sizes = dedup._as_sets(values, counts)
+    flat, sizes = shingling._as_sets(values, counts)
     expected = [np.unique(v) for v in split_flat(values, counts)]
     assert sizes.tolist() == [len(e) for e in expected]
     assert np.array_equal(flat, np.concatenate(expected))
@@ -143,7 +144,7 @@ shingle_values = st.integers(0, 40) | st.just(_PAD)
 def test_jaccard_many_is_jaccard_of_each_pair(groups, data, cells):
     # Every pair, in any order, with itself and with empty sets, chunked every few cells or not
     # at all: the same floats as the plain rule, one pair at a time.
-    sets = dedup.ShingleSets(np.array([v for g in groups for v in sorted(g)], dtype=np.uint64),
+    sets = shingling.ShingleSets(np.array([v for g in groups for v in sorted(g)], dtype=np.uint64),
                              np.cumsum([0] + [len(g) for g in groups]).astype(np.uint64))
     index = st.integers(0, len(groups) - 1)
     pairs = np.array(data.draw(st.lists(st.tuples(index, index), max_size=30)), dtype=np.int64).reshape(-1, 2)

@@ -22,7 +22,7 @@ from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions
-from neurips_abstracts import pipeline
+from neurips_abstracts.stages import near_dup as near_dup_stage
 from neurips_abstracts.ids.identity import Founding, assign_ids, new_paper_id
 from neurips_abstracts.ingest.previous import PreviousRelease, record_key
 from neurips_abstracts.release.diff import compare, load_side
@@ -443,7 +443,7 @@ def test_paper_versions_follow_the_plain_rule(versions_drawn):
     members: dict[int, list[int]] = {}
     for v, root in enumerate(roots):
         members.setdefault(root, []).append(v)
-    got = pipeline._paper_versions(np.array(roots, dtype=np.int64), np.array(newest, dtype=np.int64))
+    got = near_dup_stage._paper_versions(np.array(roots, dtype=np.int64), np.array(newest, dtype=np.int64))
     assert [a.tolist() for a in got] == [
         list(members), [max(vs, key=newest.__getitem__) for vs in members.values()], [len(vs) for vs in members.values()]]
 

@@ -220,7 +220,9 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
 
     from neurips_abstracts.core.config import BuildConfig
     from neurips_abstracts.ingest.sidecar import DumpMeta
-    from neurips_abstracts.pipeline import Workers, parse
+    from neurips_abstracts.core.pool import Workers
+    from neurips_abstracts.stages.parse import parse
+    from neurips_abstracts.stages.read import ordered
 
     first = (HEADER + "\n\nFirst abstract text here.\n").encode()
     second = (HEADER + "\n\nA different abstract entirely.\n").encode()
@@ -231,8 +233,8 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
         return first if len(reads) == 1 else second
 
     meta = {"d.txt": DumpMeta("d.txt", hashlib.sha256(first).hexdigest(), "2026-01-01", None, "2026-01-02")}
-    with pytest.raises(DumpError, match="no longer match the sha256"):
-        parse([("d.txt", read)], BuildConfig(), meta=meta, workers=Workers(1))
+    with pytest.raises(DumpError, match="changed while the build was reading it"):
+        parse(ordered([("d.txt", read)], meta), BuildConfig(), Workers(1))
     assert len(reads) == 2
 
 

@@ -41,14 +41,21 @@ def test_check_flags_stale_docs(tmp_path, seeds_dist):
     (root / "DATASHEET.md").write_text("old")
     assert stale(seeds_dist, root) == ["DATASHEET.md", "README.md"]
     refresh(seeds_dist, root)
+    # The benchmarks' docs are theirs (python -m benchmarks.docs): new results, a hand-edited
+    # headline or table, even a missing benchmarks/README.md, are nothing to a build.
     results = root / "benchmarks" / "results" / "startup.json"
     startup = json.loads(results.read_text())
     results.write_text(json.dumps(startup | {"median_seconds": startup["median_seconds"] + 1}))
-    assert stale(seeds_dist, root) == ["README.md", "benchmarks/README.md"]  # the headline and the full table
-    refresh(seeds_dist, root)
-    assert stale(seeds_dist, root) == []
+    readme = (root / "README.md").read_text()
+    (root / "README.md").write_text(readme.replace("| benchmark | headline | rerun |", "| benchmark | figure | rerun |"))
+    edited = {p: p.read_bytes() for p in (root / "README.md", root / "benchmarks" / "README.md")}
+    assert stale(seeds_dist, root) == [] and refresh(seeds_dist, root) == []
+    assert {p: p.read_bytes() for p in edited} == edited
     (root / "benchmarks" / "README.md").unlink()
-    assert stale(seeds_dist, root) == ["benchmarks/README.md"]  # missing is stale, and refresh cannot invent it
+    assert stale(seeds_dist, root) == []
+    (root / "CONTRIBUTING.md").unlink()
+    assert stale(seeds_dist, root) == ["CONTRIBUTING.md"]  # missing is stale, and refresh cannot invent it
+    assert refresh(seeds_dist, root) == [] and not (root / "CONTRIBUTING.md").exists()
 
 
 CHECKOUT_CLI = """
@@ -67,10 +74,11 @@ for line in sys.stdin:
 """
 
 
-def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp_path):
+def test_check_names_a_stale_readme_and_the_command_that_fixes_it(tmp_path):
     """`check` in a checkout (a copy of this one, built from the seeds) fails on a hand-edited
-    benchmarks/README.md, names it and the command; that command makes `check` pass. A deleted
-    one is named as missing, with the way to restore it."""
+    block of README.md that the build makes, names it and the command; that command makes `check`
+    pass. A deleted CONTRIBUTING.md is named as missing, with the way to restore it. The
+    benchmarks' docs are not the build's: edited, `check` passes and `build` leaves them."""
     project = project_copy(tmp_path / "project", SEED_DIR)
 
     # One new process runs the copy's CLI (its src/ first on the path, as its build_dataset.py
@@ -91,21 +99,32 @@ def test_check_names_a_stale_benchmarks_readme_and_the_command_that_fixes_it(tmp
     built = run("build", "--first-release")
     assert built.returncode == 0, built.stderr[-3000:]
     assert run("check").returncode == 0
-    table = project / "benchmarks" / "README.md"
-    text = table.read_text()
-    assert "| read |" in text  # the scale table is there to edit
-    table.write_text(text.replace("| read |", "| reading |", 1))
+    # The benchmarks' docs, edited by hand and against new results: neither check nor build minds.
+    table, readme = project / "benchmarks" / "README.md", project / "README.md"
+    assert "| read |" in table.read_text()  # the scale table is there to edit
+    table.write_text(table.read_text().replace("| read |", "| reading |", 1))
+    readme.write_text(readme.read_text().replace("| benchmark | headline | rerun |", "| benchmark | figure | rerun |"))
+    results = project / "benchmarks" / "results" / "startup.json"
+    results.write_text(json.dumps(json.loads(results.read_text()) | {"median_seconds": 1234.5}))
+    edited = {p: p.read_bytes() for p in (table, readme)}
+    assert run("check").returncode == 0
+    assert run("build").returncode == 0 and {p: p.read_bytes() for p in edited} == edited
+    # A block the build makes, edited: check names the file and the command, which fixes it.
+    text = readme.read_text()
+    n = seed_counts()["papers"]
+    assert f"**{n} papers**" in text
+    readme.write_text(text.replace(f"**{n} papers**", f"**{n + 1} papers**"))
     proc = run("check")
     assert proc.returncode == 1
-    assert proc.stderr.splitlines()[0] == "stale: benchmarks/README.md"
+    assert proc.stderr.splitlines()[0] == "stale: README.md"
     assert "run: python build_dataset.py build --raw raw --out dist" in proc.stderr
-    assert run("build").returncode == 0 and table.read_text() == text
+    assert run("build").returncode == 0 and readme.read_text() == text
     assert run("check").returncode == 0
     # A deleted one cannot be made by a build (only its blocks are generated): check says how to restore it.
-    table.unlink()
+    (project / "CONTRIBUTING.md").unlink()
     proc = run("check")
     assert proc.returncode == 1
-    assert proc.stderr == "missing: benchmarks/README.md: restore it (git checkout -- benchmarks/README.md)\n"
+    assert proc.stderr == "missing: CONTRIBUTING.md: restore it (git checkout -- CONTRIBUTING.md)\n"
     driver.stdin.close()
     assert driver.wait(timeout=60) == 0
     watchdog.cancel()

@@ -128,9 +128,7 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
     build_module.build(raw, dist, previous=None)
     before = {p.relative_to(dist): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
     if broken in ("row", "both"):  # the schema's minimum or maximum, checked on each row group as written
-        from neurips_abstracts import pipeline
-
-        real_occurrences = pipeline.assemble_occurrences
+        real_occurrences = build_module.assemble_occurrences
 
         def tampered_occurrences(*args):
             occurrences = real_occurrences(*args)
@@ -140,14 +138,12 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
                 occurrences.version_similarity[:] = 2.0
             return occurrences
 
-        monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
+        monkeypatch.setattr(build_module, "assemble_occurrences", tampered_occurrences)
     elif broken == "crash":  # once the occurrences table is being written
-        from neurips_abstracts import pipeline
-
         def crash(*args):
             raise RuntimeError("boom")
 
-        monkeypatch.setattr(pipeline, "assemble", crash)
+        monkeypatch.setattr(build_module, "assemble", crash)
     else:  # checked across tables
         real = build_module._run
 
@@ -169,15 +165,16 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
     check fails, and the build reports that row."""
     import dataclasses
 
-    from neurips_abstracts import build as build_module, pipeline
+    from neurips_abstracts import build as build_module
     from neurips_abstracts.core.config import DEFAULT_CONFIG
+    from neurips_abstracts.stages import write as write_stage
 
     from tests.helpers import make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(6)]))
-    real_occurrences, real_write = pipeline.assemble_occurrences, build_module.write_parquet_batches
+    real_occurrences, real_write = build_module.assemble_occurrences, write_stage.write_parquet_batches
 
     def tampered_occurrences(*args):
         occurrences = real_occurrences(*args)
@@ -189,8 +186,8 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
     def counting_write(batches, *args):
         return real_write((written.append(b.num_rows) or b for b in batches), *args)
 
-    monkeypatch.setattr(pipeline, "assemble_occurrences", tampered_occurrences)
-    monkeypatch.setattr(build_module, "write_parquet_batches", counting_write)
+    monkeypatch.setattr(build_module, "assemble_occurrences", tampered_occurrences)
+    monkeypatch.setattr(write_stage, "write_parquet_batches", counting_write)
     with pytest.raises(ContractError, match="occurrences breaks its schema(.|\n)*line_start"):
         build_module.build(raw, tmp_path / "dist", dataclasses.replace(DEFAULT_CONFIG, parquet_batch_rows=1), previous=None)
     assert written == [1, 1]  # the broken row group was written while checked; none after it

@@ -118,14 +118,16 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     was added, from the manifest, never the day it was built; mlcroissant has nothing to warn of."""
     from neurips_abstracts import build as build_module
     from neurips_abstracts.build import build
+    from neurips_abstracts.stages import write as write_stage
     from neurips_abstracts.core import resources
 
     changelog = "# Changelog\n\n## 9.9.0" + (" (2027-01-31)" if dated else "") + "\n\n- Something.\n"
     real = resources.read_text
-    monkeypatch.setattr(build_module, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
+    monkeypatch.setattr(write_stage, "read_resource", lambda rel: changelog if rel == "CHANGELOG.md" else real(rel))
     from neurips_abstracts.release import manifest as manifest_module
 
     monkeypatch.setattr(build_module, "dataset_version", lambda: "9.9.0")
+    monkeypatch.setattr(write_stage, "dataset_version", lambda: "9.9.0")
     monkeypatch.setattr(manifest_module, "dataset_version", lambda: "9.9.0")
     build(SEED_DIR, tmp_path / "dist", previous=None)
     croissant = json.loads((tmp_path / "dist" / "croissant.json").read_text())

@@ -1,4 +1,4 @@
-"""Worker processes (``pipeline.Workers``): the same release for any number of them, under spawn
+"""Worker processes (``core.pool.Workers``): the same release for any number of them, under spawn
 (the start method of macOS and Windows), and a bad dump prepared in a worker reported as without one."""
 
 import functools
@@ -8,7 +8,10 @@ import threading
 
 import pytest
 
-from neurips_abstracts import build as build_module, pipeline
+from neurips_abstracts import build as build_module
+from neurips_abstracts.core import pool as pool_module
+from neurips_abstracts.core.stages import no_timer
+from neurips_abstracts.stages import parse as parse_stage, read as read_stage, render as render_stage
 from neurips_abstracts.build import build
 from neurips_abstracts.core.config import MAX_WORKERS, POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
@@ -20,7 +23,7 @@ from tests.helpers import make_dump, snapshot, synthetic_dumps
 def spawned(monkeypatch):
     """Builds whose workers are spawned, for builds of any size; the list of the pools started."""
     started = []
-    real_start = pipeline.Workers.start
+    real_start = pool_module.Workers.start
 
     def start(self, nbytes):
         pool = real_start(self, nbytes)
@@ -28,9 +31,9 @@ def spawned(monkeypatch):
             started.append(pool)
         return pool
 
-    monkeypatch.setattr(pipeline.Workers, "start", start)
+    monkeypatch.setattr(pool_module.Workers, "start", start)
     monkeypatch.setattr(build_module, "Workers", functools.partial(
-        pipeline.Workers, mp_context=multiprocessing.get_context("spawn"), min_bytes=0))
+        pool_module.Workers, mp_context=multiprocessing.get_context("spawn"), min_bytes=0))
     return started
 
 
@@ -40,14 +43,14 @@ def test_same_bytes_for_one_and_two_workers_and_any_listing_order(tmp_path, monk
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
     # Many small sketching and rendering tasks, so that results taken out of order would show.
-    monkeypatch.setattr(pipeline, "RENDER_CHUNK", 7)
+    monkeypatch.setattr(render_stage, "RENDER_CHUNK", 7)
     monkeypatch.setattr(near_duplicates, "_SKETCH_CHARS", 2_000)
     build(raw, tmp_path / "one", previous=None, workers=1)
     assert spawned == []  # one worker: all in this process
     alone = snapshot(tmp_path / "one")
-    real_paths = build_module.dump_paths
+    real_paths = read_stage.dump_paths
     for k, listed in enumerate((real_paths, lambda folder: real_paths(folder)[::-1])):
-        monkeypatch.setattr(build_module, "dump_paths", listed)
+        monkeypatch.setattr(read_stage, "dump_paths", listed)
         build(raw, tmp_path / f"two{k}", previous=None, workers=2)
         assert len(spawned) == k + 1  # a pool prepared the dumps
         assert snapshot(tmp_path / f"two{k}") == alone
@@ -69,19 +72,19 @@ def test_cli_workers_option(tmp_path, spawned):
 
 
 def test_small_builds_start_no_pool(tmp_path, monkeypatch):
-    workers = pipeline.Workers(2)
+    workers = pool_module.Workers(2)
     assert workers.start(POOL_MIN_BYTES - 1) is None
-    assert pipeline.Workers(1).start(POOL_MIN_BYTES) is None
+    assert pool_module.Workers(1).start(POOL_MIN_BYTES) is None
     try:
         assert workers.start(POOL_MIN_BYTES) is not None  # the executor starts its processes on first use
     finally:
         workers.close()
     for n in (0, MAX_WORKERS + 1):
         with pytest.raises(ValueError, match="workers must be from 1"):
-            pipeline.Workers(n)
+            pool_module.Workers(n)
     started = []
-    real_start = pipeline.Workers.start
-    monkeypatch.setattr(pipeline.Workers, "start", lambda self, nbytes: started.append(nbytes) or real_start(self, nbytes))
+    real_start = pool_module.Workers.start
+    monkeypatch.setattr(pool_module.Workers, "start", lambda self, nbytes: started.append(nbytes) or real_start(self, nbytes))
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
     monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", None)  # a pool started here would fail
@@ -98,7 +101,7 @@ def test_a_worker_that_dies_is_reported_with_its_dump(tmp_path, monkeypatch, spa
     to do, in one line, not an internal error."""
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
-    monkeypatch.setattr(pipeline, "prepare_dump", _die)
+    monkeypatch.setattr(parse_stage, "prepare_dump", _die)
     with pytest.raises(DumpError, match="a worker process stopped while preparing this dump or one after it") as caught:
         build(raw, tmp_path / "dist", previous=None, workers=2)
     assert caught.value.file == sorted(p.name for p in raw.glob("*.txt"))[0]
@@ -112,7 +115,7 @@ def _die_in_a_worker(*args, **kwargs):
 
 
 @pytest.mark.parametrize("module, function, doing", [
-    ("pipeline", "render_many", "rendering the plain text"),
+    ("render", "render_many", "rendering the plain text"),
     ("near_duplicates", "sketch", "sketching the texts"),
 ])
 def test_the_pool_sketches_and_renders_and_a_death_there_is_reported(tmp_path, monkeypatch, spawned, module,
@@ -124,7 +127,7 @@ def test_the_pool_sketches_and_renders_and_a_death_there_is_reported(tmp_path, m
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw)
-    monkeypatch.setattr({"pipeline": pipeline, "near_duplicates": near_duplicates}[module], function, _die_in_a_worker)
+    monkeypatch.setattr({"render": render_stage, "near_duplicates": near_duplicates}[module], function, _die_in_a_worker)
     with pytest.raises(DumpError, match=f"a worker process stopped while {doing} .*--workers") as caught:
         build(raw, tmp_path / "dist", previous=None, workers=2)
     assert caught.value.file == str(raw) and not (tmp_path / "dist").exists()
@@ -149,7 +152,7 @@ def test_a_death_while_tasks_are_still_sent_is_reported_in_one_line():
     fails, and that is reported in its turn as the same one line, after the results before it."""
     import time
 
-    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0, folder="the-raw")
+    workers = pool_module.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0, folder="the-raw")
     got = []
     try:
         workers.start(0)
@@ -164,8 +167,8 @@ def test_a_death_while_tasks_are_still_sent_is_reported_in_one_line():
 
 def test_map_gives_results_in_order_from_the_pool_or_this_process():
     items = list(range(11))  # more than the tasks kept in flight
-    assert list(pipeline.Workers(2).map(_square, items, "squaring")) == [x * x for x in items]  # no pool started
-    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
+    assert list(pool_module.Workers(2).map(_square, items, "squaring")) == [x * x for x in items]  # no pool started
+    workers = pool_module.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
     try:
         workers.start(0)
         assert list(workers.map(_square, items, "squaring")) == [x * x for x in items]
@@ -202,7 +205,7 @@ def test_scale_block_tells_workers_one_against_default():
     or the machine had one core."""
     import json
 
-    from neurips_abstracts.benchmark_docs import scale_block
+    from benchmarks.scale_tables import scale_block
 
     from tests.helpers import ROOT
 
@@ -252,7 +255,7 @@ def test_results_from_workers_are_unpickled_in_the_main_thread(monkeypatch):
 
     from neurips_abstracts.core.config import DEFAULT_CONFIG
 
-    workers = pipeline.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
+    workers = pool_module.Workers(2, mp_context=multiprocessing.get_context("spawn"), min_bytes=0)
     try:
         pool = workers.start(0)
         monkeypatch.setattr(_Made, "in_main_thread", [])
@@ -260,9 +263,9 @@ def test_results_from_workers_are_unpickled_in_the_main_thread(monkeypatch):
         assert _Made.in_main_thread == [False]  # the control: the executor's thread
 
         monkeypatch.setattr(_Made, "in_main_thread", [])
-        monkeypatch.setattr(pipeline, "prepare_dump", _prepare_made)
-        prepared = list(pipeline._prepared([("a.txt", b"x"), ("b.txt", b"y")], DEFAULT_CONFIG, workers, 0,
-                                           pipeline.no_timer))
+        monkeypatch.setattr(parse_stage, "prepare_dump", _prepare_made)
+        prepared = list(parse_stage._prepared(read_stage.ordered([("a.txt", b"x"), ("b.txt", b"y")]).files,
+                                              DEFAULT_CONFIG, workers, 0, no_timer))
         assert [type(p) for _, p in prepared] == [_Made, _Made] and _Made.in_main_thread == [True, True]
     finally:
         workers.close()
@@ -280,7 +283,7 @@ def test_workers_leave_ctrl_c_to_the_build():
     import signal
 
     for context in (None, multiprocessing.get_context("spawn")):
-        workers = pipeline.Workers(2, mp_context=context, min_bytes=0)
+        workers = pool_module.Workers(2, mp_context=context, min_bytes=0)
         try:
             workers.start(0)
             assert set(workers.map(_interrupt_handler, range(6), "asking")) == {signal.SIG_IGN}
@@ -291,7 +294,7 @@ def test_workers_leave_ctrl_c_to_the_build():
 
 _INTERRUPTED = """
 import sys, time
-from neurips_abstracts.pipeline import Workers
+from neurips_abstracts.core.pool import Workers
 from tests.helpers import pid_after_a_moment
 workers = Workers(2, min_bytes=0)
 workers.start(0)
@@ -346,14 +349,14 @@ def test_results_cross_the_executor_as_short_file_names():
     never taken are removed when the pool closes."""
     import pickle
 
-    workers = pipeline.Workers(2, min_bytes=0)
+    workers = pool_module.Workers(2, min_bytes=0)
     try:
         workers.start(0)
         folder = workers.results
         future = workers.submit(_large, 40_000)  # some 4.5 MB pickled
         sent = future.result()
         assert isinstance(sent, str) and len(pickle.dumps(sent)) < 512  # POSIX's least atomic pipe write
-        assert pipeline._result(future) == _large(40_000) and not os.path.exists(sent)
+        assert pool_module._result(future) == _large(40_000) and not os.path.exists(sent)
         untaken = [workers.submit(_large, 10) for _ in range(3)]
         assert len({f.result() for f in untaken}) == 3 and len(os.listdir(folder)) == 3
     finally:
@@ -373,7 +376,7 @@ def _busy_workers(tmp_path):
     """A pool whose worker has started a task that takes a second; the pool and that task."""
     import time
 
-    workers = pipeline.Workers(2, min_bytes=0)
+    workers = pool_module.Workers(2, min_bytes=0)
     workers.start(0)
     future = workers.submit(_started_then_done, tmp_path)
     deadline = time.monotonic() + 120  # a guard against hanging, not a measure

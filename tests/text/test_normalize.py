@@ -78,7 +78,8 @@ def test_ascii_shortcut_equals_the_full_path(text):
 
 def test_records_collapse_into_versions_as_dumps_arrive():
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.pipeline import parse
+    from neurips_abstracts.stages.parse import parse
+    from neurips_abstracts.stages.read import ordered
 
     from tests.helpers import make_dump
 
@@ -86,7 +87,7 @@ def test_records_collapse_into_versions_as_dumps_arrive():
     texts = [f"abstract number {i} is already normalized" for i in range(60)] + ["needs  fixing"]
     first = make_dump(texts)
     second = make_dump(["same  text", "same text", " same\ttext", "needs fixing", "cafe\u0301", "caf\u00e9", "cafe\u0301"])
-    parsed = parse([("001_y.txt", second), ("000_x.txt", first)], DEFAULT_CONFIG)
+    parsed = parse(ordered([("001_y.txt", second), ("000_x.txt", first)]), DEFAULT_CONFIG)
     try:
         versions = parsed.versions
         # dumps in added order (here: by name), records in order; equal normalized texts are one version

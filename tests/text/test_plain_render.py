@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.plain_fidelity import ambiguous_scripts, dropped, glued_operators, leftover_markup
-from neurips_abstracts.pipeline import render_many
+from neurips_abstracts.text.render import render_many
 from neurips_abstracts.text.plain import to_plain
 
 SEED = (

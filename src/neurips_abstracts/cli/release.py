@@ -73,12 +73,12 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 @click.command(cls=AsInvokedCommand)
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Committed build to check.")
-@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md.")
+@click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, CONTRIBUTING.md and DATASHEET.md.")
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     """Rebuild RAW into a temporary folder and fail if DIST differs from it.
 
-    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md, README.md, CONTRIBUTING.md and
-    benchmarks/README.md are compared too (unless --no-docs); anywhere else (an installed package, another folder)
+    When DIST is the dist/ of a checkout of the project, its generated DATASHEET.md and the parts of README.md and
+    CONTRIBUTING.md a build makes are compared too (unless --no-docs); anywhere else (an installed package, another folder)
     only DIST is, and the message says so. Exits 1 and names every stale file;
     `python build_dataset.py build` fixes them.
 
@@ -105,7 +105,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
                        err=True)
         if set(missing) | set(packages) == set(stale):
             sys.exit(1)
-        click.echo(f"generated files are out of date with {raw_dir}/ or benchmarks/results/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
+        click.echo(f"generated files are out of date with {raw_dir}/; run: {invoked()} build --raw {raw_dir} --out {dist_dir}",
                    err=True)
         sys.exit(1)
     if skipped:

@@ -25,7 +25,8 @@ from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import DumpError
 from ..core.guard import Refused, check_raw_target, remove_litter, temporary_file
 from ..core.names import DUMP_SUFFIX, dump_number
-from ..ingest.sidecar import DumpMeta, check_date, parse_sidecar, published_meta, sidecar_name
+from ..ingest.sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
+from ..ingest.unchanged import published_meta
 from ..ingest.validate import Finding, validate
 
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
@@ -210,8 +211,6 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     """Build raw/ with the planned dump in memory and compare it with the release beside raw/.
 
     Raises ``DumpError`` or ``ContractError`` as the build would."""
-    import pyarrow.parquet as pq
-
     from ..build import produce
     from ..ingest.previous import read_release_table
     from ..ingest.load import folder_entries

@@ -14,30 +14,13 @@ from itertools import repeat
 
 import numpy as np
 
+from ..core.arrays import GrowingColumn
 from ..ingest.parse import Dump, no_visible_text, parse_records
 from ..text.normalize import normalize, normalize_many
 
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class _Grow:
-    """A numpy column appended to in blocks (amortized doubling)."""
-
-    def __init__(self, dtype):
-        self.data = np.zeros(1024, dtype=dtype)
-        self.n = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        end = self.n + len(values)
-        if end > len(self.data):
-            self.data = np.resize(self.data, max(end, 2 * len(self.data)))
-        self.data[self.n : end] = values
-        self.n = end
-
-    def array(self) -> np.ndarray:
-        return self.data[: self.n]
 
 
 @dataclass(frozen=True)
@@ -122,11 +105,11 @@ class Versions:
         self.index: dict[str, int] = {}
         self.text: list[str] = []
         self.sha: list[str] = []
-        self.first = _Grow(np.int64)
-        self.newest = _Grow(np.int64)
+        self.first = GrowingColumn(np.int64)
+        self.newest = GrowingColumn(np.int64)
 
     def __len__(self) -> int:
-        return len(self.sha)  # the texts themselves are released for the plain text (see ``pipeline.run``)
+        return len(self.sha)  # the texts themselves are released for the plain text (see ``stages.render``)
 
     def add(self, prepared: Prepared, first_record: int, crawl_rank: int, record_index: np.ndarray) -> np.ndarray:
         """The version of each record of a prepared dump, its records numbered from ``first_record``."""

@@ -187,7 +187,7 @@ def assign_ids(
 
 def registry(dumps: Sequence, meta: dict, identity: Identity) -> list[dict]:
     """What a release keeps for the next build, per dump ever published (sorted by SHA-256): its
-    facts (``sidecar.published_meta``) and the records first published under another id than the
+    facts (``unchanged.published_meta``) and the records first published under another id than the
     paper holding them now (all of them for a dump no longer in ``raw/``), and the ids founded by
     a record another id owns."""
     facts = dict(identity.published_dumps)

@@ -1,5 +1,6 @@
 """The rules a raw folder follows, and listing it: which dumps and metadata files it holds.
-The bytes of each dump are read by ``build._reader``, one dump at a time as the build reaches it.
+The bytes of each dump are read by the build's read stage (``stages.read``: hashed and checked, one
+dump at a time) and again by its parse stage, one dump at a time as it reaches it.
 
 `validate` and the build apply the same rules through the functions here, so they agree on
 what is refused and say it in the same words. Each rule names itself with a code (validate's).
@@ -100,11 +101,6 @@ def dump_paths(raw_dir: str | Path) -> list[Path]:
     if problems:
         raise problems[0]
     return dumps
-
-
-def read_raw(raw_dir: str | Path) -> list[tuple[str, bytes]]:
-    """(file name, bytes) of every dump in ``raw_dir``, sorted by name (see ``dump_paths``)."""
-    return [(path.name, path.read_bytes()) for path in dump_paths(raw_dir)]
 
 
 def read_meta(raw_dir: str | Path, names: list[str]) -> dict[str, DumpMeta | None]:

@@ -9,15 +9,13 @@ reads; it is the build's other input besides ``raw/``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_folder, table_paths
-from .sidecar import DumpMeta, changed_since_published
+from .sidecar import DumpMeta
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
 
@@ -242,18 +240,3 @@ def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
     if rows:
         return rows[-1]["line_end"] + 1  # the records are intact: something was added after them
     return None
-
-
-def published_change(previous: PreviousRelease | None, name: str, sha256: str | None = None,
-                     data: bytes | Callable[[], bytes] | None = None) -> DumpError | None:
-    """The error for dump ``name`` if ``previous`` published other bytes under that name, else
-    None. ``sha256``: of its bytes, if known; ``data``: its bytes (or a function reading them),
-    read only for a published dump, to name the line of the first record that differs."""
-    published = previous.dump_sha256.get(name) if previous is not None else None
-    if published is None:
-        return None
-    read = data if callable(data) else lambda: data
-    if (sha256 or hashlib.sha256(read()).hexdigest()) == published:
-        return None
-    line = first_difference(previous.path, name, read()) if data is not None else None
-    return changed_since_published(name, previous.version, line)

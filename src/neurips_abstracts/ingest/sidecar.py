@@ -19,7 +19,7 @@ has one, in both orders, by name, and ``validate`` warns about it.
 
 Once a release holds a dump, its facts (crawl date, date added, source, and the name it was
 published under, which breaks ties in both orders) belong to its bytes: each release records them
-per SHA-256 and every later build takes them from there (``published_meta``), so deleting the
+per SHA-256 and every later build takes them from there (``unchanged.published_meta``), so deleting the
 metadata file or renaming the dump changes nothing, and a metadata file that says otherwise is an
 error.
 """
@@ -104,67 +104,6 @@ def parse_sidecar(name: str, text: str) -> DumpMeta:
         if data["crawled_at"] > data["added"]:
             raise ValueError(f"crawled_at {data['crawled_at']} is after added {data['added']}: a page is saved before it is added")
     return DumpMeta(**{k: data.get(k) for k in FIELDS})
-
-
-def changed_since_added(name: str):
-    """The error for a dump whose bytes no longer match its metadata file (build and validate)."""
-    from ..core.errors import DumpError
-
-    return DumpError(
-        name,
-        f"bytes no longer match the sha256 recorded in {sidecar_name(name)}: dumps are immutable once added; "
-        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
-        code="edited",
-    )
-
-
-def changed_since_published(name: str, version: str, line: int | None):
-    """The error for a published dump whose bytes changed (build and validate)."""
-    from ..core.errors import DumpError
-
-    where = f"; first difference in the record at line {line}" if line else ""
-    return DumpError(
-        name,
-        f"bytes differ from this dump in the release in dist/ (version {version}){where}: dumps are immutable once "
-        "built into a release; "
-        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
-        line,
-        code="edited",
-    )
-
-
-def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta):
-    """The error for a metadata file that contradicts what a release published for its dump
-    (same bytes, under any name): dates decide which text is canonical and which record founds a
-    paper, so both values are named."""
-    from ..core.errors import DumpError
-
-    differ = [
-        f"{what} {new if new is not None else 'null'} (published: {old if old is not None else 'null'})"
-        for what, new, old in zip(("added", "crawled_at", "source_url"), meta.facts(), published.facts())
-        if new != old
-    ]
-    return DumpError(
-        sidecar_name(name),
-        f"{'; '.join(differ)}: the release in dist/ (version {version}) published these bytes "
-        f"(sha256 {published.sha256[:16]}…, as {published.file}) with other facts; a dump's facts are fixed once built "
-        "into a release, under any file name: restore the metadata file (git checkout) or delete it",
-        code="edited",
-    )
-
-
-def published_meta(name: str, sha256: str, meta: DumpMeta | None, previous) -> DumpMeta:
-    """The metadata a build uses for dump ``name`` with bytes ``sha256``: the facts ``previous``
-    published for those bytes (whatever the metadata file ``meta`` says, or if there is none),
-    else ``meta``, else ``unknown_meta``. DumpError (``facts_changed``) if ``meta`` contradicts the
-    published facts. The one place this rule lives: build, validate and add call it."""
-    published = previous.dump_facts.get(sha256) if previous is not None else None
-    if published is None:
-        return meta or unknown_meta(name, sha256)
-    if meta is not None and meta.facts() != published.facts():
-        raise facts_changed(name, previous.version, published, meta)
-    added, crawled_at, source_url = published.facts()
-    return DumpMeta(name, sha256, crawled_at, source_url, added, meta.note if meta else None, published_as=published.file)
 
 
 def no_metadata_warning(name: str) -> str:

@@ -216,11 +216,12 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
     ``shas`` (name -> sha256 of its bytes),
     with the build's own errors: a metadata file that does not parse, a dump whose bytes no
     longer match it or the release beside ``raw_dir`` that published it, metadata that contradicts
-    the facts that release published for the same bytes (``sidecar.published_meta``); a dump
+    the facts that release published for the same bytes (``unchanged.published_meta``); a dump
     without one that no release knows (a warning: the build accepts it, ordered last)."""
     from .load import read_meta
-    from .previous import previous_release, published_change
-    from .sidecar import changed_since_added, no_metadata_warning, published_meta, sidecar_name
+    from .previous import previous_release
+    from .sidecar import no_metadata_warning, sidecar_name
+    from .unchanged import changed_since_added, published_change, published_meta
 
     raw = Path(raw_dir)
     previous = previous_release(raw)

@@ -7,9 +7,11 @@ import subprocess
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS
+from ..core.names import MANIFEST, SUMS, release_beside
+from ..ingest.previous import BESIDE_RAW, is_release
 from .contents import CHANGELOG, latest_release
 
+HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 WAYS_OUT = ("restore it (git checkout -- dist), name one with --previous (a folder, a released version or a "
             "git revision), or pass --first-release to start the id history over on purpose")
 
@@ -72,3 +74,26 @@ def release_from_git(spec: str, repo: Path, into: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(show(rel))
     return into
+
+
+def anchored_previous(raw_dir: str | Path, previous, into: Path):
+    """``previous`` as a build reads it: a folder or a release already read as given; a released
+    version or git revision read from the project's git history into ``into``. The release beside
+    raw/ by default, refused (one line naming the ways out) where it is missing or incomplete
+    although the project has published before."""
+    if previous == BESIDE_RAW:
+        beside = release_beside(raw_dir)
+        if not is_release(beside):
+            evidence = published_before(beside.parent)
+            if evidence:
+                what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
+                raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
+        return previous
+    if isinstance(previous, str) and previous.startswith(HUB_PREFIX):  # the published record itself
+        from ..core.resources import hub_repo
+        from .hub_record import fetch_release
+
+        return str(fetch_release(hub_repo(), previous[len(HUB_PREFIX):], into))
+    if isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
+        return release_from_git(previous, release_beside(raw_dir).parent, into)
+    return previous

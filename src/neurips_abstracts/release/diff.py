@@ -311,7 +311,7 @@ def changelog_entry(d: dict, day: str | None = None) -> str:
             *_id_lines(d),
             f"- Raw records: {o['occurrences']} → {n['occurrences']}; exact duplicates {o['exact_duplicate']} → "
             f"{n['exact_duplicate']}; near duplicates {o['near_duplicate']} → {n['near_duplicate']}.",
-            *([f"- Duplicates whose relation changed: " + "; ".join(
+            *(["- Duplicates whose relation changed: " + "; ".join(
                 f"{k.replace('_', ' ')}: {v}" for k, v in d["relation_moves"].items()) + "."] if d.get("relation_moves") else []),
             f"- Compared with v{d['old']['version']}.",
             "",

@@ -1,26 +1,24 @@
-"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md,
-CONTRIBUTING.md and benchmarks/README.md.
+"""The project's own generated docs: DATASHEET.md and the generated blocks of README.md and
+CONTRIBUTING.md that a build makes.
 
-They are made from a build (dist/) and from benchmark results (benchmarks/results/), never typed
-by hand: README.md holds one headline per benchmark, benchmarks/README.md the full tables.
-``python build_dataset.py build`` refreshes them, a benchmark run refreshes the two READMEs'
-benchmark blocks; ``check`` fails when any of them is stale.
+They are made from a build (dist/), never typed by hand. ``python build_dataset.py build``
+refreshes them; ``check`` fails when any of them is stale. (README.md's benchmark headlines and
+benchmarks/README.md are the benchmarks' own: ``python -m benchmarks.docs`` makes them.)
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
+from ..core.blocks import differing as _differing
+from ..core.blocks import filled, write_changed
 from ..core.names import MANIFEST
 from ..core.words import plural
 from ..core.resources import CHECKOUT_ROOT, checkout, hub_repo
 from .contents import CHANGELOG, DATASHEET, latest_release, released_versions
 
 CONTRIBUTING = "CONTRIBUTING.md"
-
-_BLOCK_RE = re.compile(r"(<!-- generated:(?P<name>[\w-]+) [^>]*-->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
 
 
 def stats_block(manifest: dict) -> str:
@@ -91,62 +89,24 @@ git add CHANGELOG.md dist DATASHEET.md README.md {CONTRIBUTING} && git commit -m
 """
 
 
-def _fill(text: str, blocks: dict[str, str]) -> str:
-    def fill(m: re.Match) -> str:
-        body = blocks.get(m["name"])
-        return m.group(0) if body is None else m.group(1) + body + m.group(4)
-
-    return _BLOCK_RE.sub(fill, text)
-
-
-def _filled(root: Path, blocks: dict[Path, dict[str, str]]) -> dict[Path, str | None]:
-    """Each file with its generated blocks filled in (None: the file is missing)."""
-    return {
-        path: _fill(path.read_text(encoding="utf-8"), body) if path.is_file() else None
-        for path, body in blocks.items()
-    }
-
-
-def _benchmark_docs(root: Path) -> dict[Path, dict[str, str]]:
-    from ..benchmark_docs import BENCHMARKS_README, benchmark_blocks, headline_block  # here: a build elsewhere needs none
-
-    return {root / "README.md": {"benchmark-headlines": headline_block(root)}, root / BENCHMARKS_README: benchmark_blocks(root)}
-
-
-def _write_changed(expected: dict[Path, str | None]) -> list[Path]:
-    changed = []
-    for path, text in expected.items():
-        if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
-            path.write_text(text, encoding="utf-8", newline="\n")
-            changed.append(path)
-    return changed
-
-
-def refresh_benchmark_blocks(root: Path = CHECKOUT_ROOT) -> list[Path]:
-    """Rewrite the benchmark blocks of README.md and benchmarks/README.md from the results files
-    (what a benchmark run does at its end, without a build); return the files that changed."""
-    return _write_changed(_filled(root, _benchmark_docs(root)))
-
-
 def expected_docs(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
-    """What ``root``'s DATASHEET.md, README.md, CONTRIBUTING.md and benchmarks/README.md should say for the build in
-    ``dist`` and the results in benchmarks/results/ (None: a README that is missing)."""
+    """What ``root``'s DATASHEET.md, README.md and CONTRIBUTING.md should say for the build in
+    ``dist`` (None: a README that is missing)."""
     manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
-    blocks = _benchmark_docs(root)
     changelog = (dist / CHANGELOG).read_text(encoding="utf-8")
-    blocks[root / "README.md"] |= {"stats": stats_block(manifest),
-                                   "pinned-load": pinned_load_block(manifest, changelog=changelog)}
-    blocks[root / CONTRIBUTING] = {"release-steps": release_steps_block(manifest, changelog)}
-    return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **_filled(root, blocks)}
+    blocks = {root / "README.md": {"stats": stats_block(manifest),
+                                   "pinned-load": pinned_load_block(manifest, changelog=changelog)},
+              root / CONTRIBUTING: {"release-steps": release_steps_block(manifest, changelog)}}
+    return {root / DATASHEET: (dist / DATASHEET).read_text(encoding="utf-8"), **filled(blocks)}
 
 
 # The project's generated docs, as messages name them.
-GENERATED_DOCS = "README.md, CONTRIBUTING.md, DATASHEET.md and benchmarks/README.md"
+GENERATED_DOCS = "README.md, CONTRIBUTING.md and DATASHEET.md"
 
 
 def refresh(dist: Path, root: Path = CHECKOUT_ROOT) -> list[Path]:
     """Rewrite the generated docs from ``dist``; return the files that changed."""
-    return _write_changed(expected_docs(dist, root))
+    return write_changed(expected_docs(dist, root))
 
 
 def docs_skipped(dist: str | Path) -> str | None:
@@ -166,21 +126,18 @@ def docs_skipped(dist: str | Path) -> str | None:
 
 
 def differing(dist: Path, root: Path = CHECKOUT_ROOT) -> dict[Path, str | None]:
-    """The generated docs of ``root`` that differ from what ``dist`` and the results files make,
-    with the text they should have (None: a README that is missing, which no build can make)."""
-    return {path: text for path, text in expected_docs(dist, root).items()
-            if text is None or not path.is_file() or path.read_text(encoding="utf-8") != text}
+    """The generated docs of ``root`` that differ from what ``dist`` makes, with the text they
+    should have (None: a README that is missing, which no build can make)."""
+    return _differing(expected_docs(dist, root))
 
 
 def stale(dist: Path, root: Path = CHECKOUT_ROOT) -> list[str]:
-    """The generated docs of ``root`` that differ from what ``dist`` and the results files make
-    (a missing one included), as paths relative to ``root``."""
+    """The generated docs of ``root`` that differ from what ``dist`` makes (a missing one
+    included), as paths relative to ``root``."""
     return [path.relative_to(root).as_posix() for path in differing(dist, root)]
 
 
 def missing_by_hand(names: list[str], root: Path = CHECKOUT_ROOT) -> list[str]:
     """Those of ``names`` (as ``stale`` gives them) that are missing READMEs: only their blocks
     are generated, the rest is written by hand, so no build can make them again."""
-    from ..benchmark_docs import BENCHMARKS_README
-
-    return [n for n in names if n in ("README.md", CONTRIBUTING, BENCHMARKS_README) and not (root / n).is_file()]
+    return [n for n in names if n in ("README.md", CONTRIBUTING) and not (root / n).is_file()]

@@ -1,5 +1,5 @@
 """Plain text, URLs and word count of the papers' canonical abstracts: each abstract's result
-depends on it alone (``pipeline.render_papers`` renders them a chunk at a time)."""
+depends on it alone (``stages.render.render_papers`` renders them a chunk at a time)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@ benchmarks/results/release_cost.json alone (``benchmarks.release_cost`` writes i
 
 from __future__ import annotations
 
+from .tables import machine_facts
+
 # The issue's goals (#32): new chunks of a 1% recrawl, as shares of the new release's bytes.
 GOALS = {"occurrences": 0.05, "all tables": 0.40}
 
@@ -11,8 +13,7 @@ def _share(r: dict) -> float:
     return r["new_bytes"] / max(1, r["bytes"])
 
 
-def release_cost_block(result: dict | None, machine: str = "") -> str:
-    """The block; ``machine``: the facts of the machine it ran on, as ``benchmark_docs`` words them."""
+def release_cost_block(result: dict | None) -> str:
     if not result:
         return "No results yet: run `python -m benchmarks.release_cost`.\n"
     c = result["chunker"]
@@ -41,7 +42,7 @@ def release_cost_block(result: dict | None, machine: str = "") -> str:
                   f"release's {p['release_bytes']:,} B), {p['lfs_uploads']} Parquet file"
                   f"{'s' if p['lfs_uploads'] != 1 else ''} of {p['lfs_bytes']:,} B; the files unchanged since the first "
                   "were not sent. Xet storage would send only the new chunks counted above."]
-    lines += ["", f"Machine: {machine}."]
+    lines += ["", f"Machine: {machine_facts(result['machine'])}."]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,103 @@
+"""The contracts and write stage: the contracts checked across tables, then every file of the
+release written into a folder of the build's own (``release.write.atomic_dir`` swaps it in).
+The occurrences table is checked and written row group by row group from the moment it can be
+(``write_occurrences``), in a thread of the build's."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from pathlib import Path
+
+from ..core.config import BuildConfig
+from ..core.names import MANIFEST
+from ..core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
+from ..core.schema import TABLES
+from ..core.sums import sha256_file
+from ..ingest.previous import PreviousRelease
+from ..release.manifest import build_manifest
+from ..release.stats import compute as compute_stats
+from ..release.write import dumps_json, write_parquet, write_parquet_batches, write_text
+from .assemble import BuildResult
+
+STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
+
+
+def _data_file(out: Path, written):
+    """What the release says of a table written in ``out`` (``write.Written``)."""
+    from ..release import contents
+
+    shards = tuple(contents.Shard(path=rel, size=(out / rel).stat().st_size, sha256=sha256_file(out / rel), rows=rows)
+                   for rel, rows in written.shards)
+    return contents.DataFile(shards=shards, rows=written.rows, nbytes=written.nbytes)
+
+
+def _write_table(name: str, table, out: Path, config: BuildConfig):
+    return _data_file(out, write_parquet(table, name, out, config))
+
+
+def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event):
+    """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
+    write it (``write.Written``). A row group is checked in a second thread while this one
+    writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
+    passed. Stops before the next row group once ``stop`` is set."""
+    from ..release.contracts import check_occurrence_rows
+
+    def checked(batches, checker: ThreadPoolExecutor):
+        passed = None
+        for batch in batches:
+            if passed is not None:
+                passed.result()  # a broken row stops the writing at its row group
+            if stop.is_set():
+                raise CancelledError("the build stopped")
+            passed = checker.submit(check_occurrence_rows, batch)
+            yield batch
+        if passed is not None:
+            passed.result()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
+        return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
+                                     occurrences.schema, "occurrences", out, config)
+
+
+def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
+               previous: PreviousRelease | None, occurrences_written: Future, writer: ThreadPoolExecutor) -> None:
+    """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
+    to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
+    project's hub-repo). The occurrences table is being checked and written meanwhile
+    (``_write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
+    are written by ``writer`` while this thread checks the contracts across tables. A
+    ContractError leaves ``out`` half written, for ``atomic_dir`` to throw away."""
+    from ..release import croissant, datapackage, contents as release, texts
+    from ..release.card import card
+    from ..release.contracts import ContractError, check_tables
+    from ..release.datasheet import datasheet
+
+    occurrences = result.occurrences
+    written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)
+               for name in TABLES if name != "occurrences"}
+    try:
+        check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
+    except BaseException as exc:
+        for future in written.values():
+            future.cancel()  # those not started yet: the release will not be swapped in
+        if isinstance(exc, ContractError):
+            occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
+        raise
+    data = {name: future.result() for name, future in written.items()}
+    data["occurrences"] = _data_file(out, occurrences_written.result())
+    data = {name: data[name] for name in TABLES}
+    statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
+    manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
+    changelog = read_resource(release.CHANGELOG)
+    r = release.Release(
+        dataset_version(), config, statistics, manifest, data, changelog, repo_id or hub_repo(), maintainers()
+    )
+    write_text(out / MANIFEST, dumps_json(manifest))
+    write_text(out / release.CARD, card(r))
+    write_text(out / release.DATASHEET, datasheet(r))
+    write_text(out / release.LICENSE, texts.license_md())
+    write_text(out / release.CHANGELOG, changelog)
+    write_text(out / release.DATAPACKAGE, dumps_json(datapackage.datapackage(r)))
+    write_text(out / release.CROISSANT, dumps_json(croissant.croissant(r)))
+    write_text(out / release.SUMS, release.sha256sums(out, {s.path: s.sha256 for d in data.values() for s in d.shards}))
