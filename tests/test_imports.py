@@ -192,3 +192,51 @@ def test_the_library_imports_nothing_of_the_benchmarks(tmp_path):
     assert benchmark_imports(pkg) == ["neurips_abstracts.a imports benchmarks.docs",
                                       "neurips_abstracts.b imports benchmarks"]
     assert benchmark_imports() == []
+
+
+MAX_LINES = 400  # a module longer than this holds more than one job
+MAX_TOP_MODULES = 4  # __init__, __main__, build and the public normalize: the rest lives in folders
+
+
+def private_imports(package: Path = PACKAGE) -> list[str]:
+    """``from X import _name`` where X is a module of another folder (or the top) than the importer's."""
+    files = {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
+    found = []
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        parts = module.split(".")
+        folder = parts[1] if len(parts) > (1 if path.name == "__init__.py" else 2) else ""
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            for target in _resolve(module, path.name == "__init__.py", node, files):
+                parts = target.split(".")
+                if parts[0] != NAME:
+                    continue  # the standard library's or another package's: not ours to keep private
+                there = parts[1] if len(parts) > 2 or (len(parts) == 2 and (package / parts[1]).is_dir()) else ""
+                names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                if names and there != folder:
+                    found.append(f"{module} imports {', '.join(names)} from {target}")
+    return found
+
+
+def test_no_private_name_is_imported_across_folders(tmp_path):
+    assert private_imports() == []
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "a/__init__.py": "", "a/x.py": "_hidden = 1\nshown = 2\n", "a/y.py": "from .x import _hidden\n",
+        "b/__init__.py": "", "b/z.py": "from ..a.x import _hidden, shown\n",
+    })
+    assert private_imports(pkg) == ["neurips_abstracts.b.z imports _hidden from neurips_abstracts.a.x"]
+
+
+def test_no_module_is_longer_than_the_limit():
+    long = {p.relative_to(PACKAGE).as_posix(): n for p in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_the_top_of_the_package_holds_at_most_four_modules():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
+    assert set(TOP_RANK) | {"__init__"} >= {Path(n).stem for n in top}

@@ -61,95 +61,37 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage /tmp/staged
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
-    from huggingface_hub import get_token
-
-    from ..core.guard import temporary_folder
-    from ..core.names import holds_release
-    from ..release.docs import docs_skipped
     from ..hub.plan import make_plan, render_plan
-    from ..hub.publish import (
-        PublishConfig,
-        PublishError,
-        preconditions,
-        stage_problem,
-        stage_release,
-        staged_as_copy,
-        publish as run_publish,
-    )
-    from ..release.verify import verify as run_verify
+    from ..hub.publish import PublishConfig, PublishError, publish as run_publish
+    from ..hub.steps import staged
 
-    dist, raw = Path(dist_dir), Path(raw_dir)
-    if not holds_release(dist):
-        fail(DumpError(dist_dir, f"no build here: run `{invoked()} build` first"))
-    is_project = docs_skipped(dist) is None
-    if stage_dir and (problem := stage_problem(Path(stage_dir), dist, raw)):
-        fail(DumpError(stage_dir, problem))
-    from contextlib import ExitStack
-
-    from ..core.lock import writing
-
-    with ExitStack() as held, temporary_folder() as tmp:
-        try:  # no build replaces DIST (or another publish the stage) while it is read and sent
-            for folder in (dist, *([Path(stage_dir)] if stage_dir else [])):
-                held.enter_context(writing(folder))
-        except DumpError as exc:
-            fail(exc)
-        staged = Path(stage_dir) if stage_dir else tmp / "release"
-        try:
-            failures = preconditions(raw, dist, docs=is_project)
-        except (DumpError, ContractError) as exc:
-            fail(exc)
-        try:
-            stage_release(raw, dist, repo_id, staged)
-            # Staged for the project's own repository, the release is a copy of dist/, which the
-            # standards' validators have just read: the copy is checked against its SHA256SUMS.
-            failures += [f"staged release does not verify: {p}"
-                         for p in run_verify(staged, standards=not staged_as_copy(repo_id))]
-        except PublishError as exc:
-            failures.append(str(exc))
-        if not get_token():
-            failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
-        note = _changelog_note(dist)
-        if dry_run:
-            click.echo(render_plan(make_plan(staged, repo_id, revision, None), remote_known=False))
-            if stage_dir:
-                click.echo(f"staged in {stage_dir}/: exactly the files listed above")
-            if note:
-                click.echo(as_invoked(f"note: {note}"), err=True)
-            for failure in failures:
-                click.echo(as_invoked(f"would refuse: {failure}"), err=True)
-            sys.exit(1 if failures else 0)
-        if failures:
-            for failure in failures:
-                click.echo(as_invoked(f"refused: {failure}"), err=True)
-            sys.exit(1)
-        if note:
-            click.echo(as_invoked(f"note: {note}"), err=True)
-        try:
-            result = run_publish(
-                staged, repo_id, revision=revision, private=private, force_tag=force_tag,
-                discard_hub_edits=discard_hub_edits,
-                config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
-                                     **({} if timeout is None else {"timeout_seconds": timeout})),
-                log=click.echo,
-            )
-        except PublishError as exc:
-            click.echo(f"publish failed: {exc}", err=True)
-            sys.exit(1)
+    try:
+        with staged(Path(dist_dir), Path(raw_dir), repo_id, Path(stage_dir) if stage_dir else None,
+                    f"{invoked()} build") as release:
+            note = [f"note: {release.note}"] if release.note else []
+            if dry_run:
+                click.echo(render_plan(make_plan(release.path, repo_id, revision, None), remote_known=False))
+                if stage_dir:
+                    click.echo(f"staged in {stage_dir}/: exactly the files listed above")
+            said = note + [f"would refuse: {f}" for f in release.failures] if dry_run else (
+                [f"refused: {f}" for f in release.failures] or note)
+            for line in said:
+                click.echo(as_invoked(line), err=True)
+            if dry_run or release.failures:
+                sys.exit(1 if release.failures else 0)
+            try:
+                result = run_publish(
+                    release.path, repo_id, revision=revision, private=private, force_tag=force_tag,
+                    discard_hub_edits=discard_hub_edits,
+                    config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
+                                         **({} if timeout is None else {"timeout_seconds": timeout})),
+                    log=click.echo,
+                )
+            except PublishError as exc:
+                click.echo(f"publish failed: {exc}", err=True)
+                sys.exit(1)
+    except (DumpError, ContractError) as exc:
+        fail(exc)
     click.echo(f"commit: {result['commit_url']}")
     click.echo(f"tag:    {result['tag_url']}")
     click.echo(f"load:   from datasets import load_dataset; {result['load']}")
-
-
-def _changelog_note(dist: Path) -> str | None:
-    """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
-    import json
-
-    from ..core.names import MANIFEST
-    from ..release.contents import CHANGELOG, missing_entry
-
-    try:
-        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-        return missing_entry((dist / CHANGELOG).read_text(encoding="utf-8"), version)
-    except (OSError, ValueError, KeyError, TypeError):  # verify names a damaged release
-        return None
