@@ -45,12 +45,12 @@ PACKAGE = ROOT / "src" / "neurips_abstracts"
 # were measured on, where one run of a module's tests takes 5 to 16 s)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {
     "release/contracts.py": (("check_tables", "_check_unique_across", "_check_ids"),
-                             ("tests/test_schema_contracts.py", "tests/test_contract_faults.py"), 29),
-    "ids/identity.py": ((), ("tests/test_identity.py", "tests/test_identity_rules.py", "tests/test_schema_contracts.py"), 25),
+                             ("tests/release/test_schema_contracts.py", "tests/release/test_contract_faults.py"), 29),
+    "ids/identity.py": ((), ("tests/ids/test_identity.py", "tests/ids/test_identity_rules.py", "tests/release/test_schema_contracts.py"), 25),
     "text/plain.py": (("_kind", "strip_emphasis", "_runs_found", "_hold_out", "_merge"),
-                      ("tests/test_plain.py", "tests/test_linear_work.py", "tests/test_render_rules.py", "tests/test_unicode.py"), 25),
-    "text/latex.py": ((), ("tests/test_plain_render.py", "tests/test_render_rules.py", "tests/test_plain.py"), 50),
-    "core/guard.py": ((), ("tests/test_guard.py", "tests/test_guard_edges.py"), 25),
+                      ("tests/text/test_plain.py", "tests/text/test_linear_work.py", "tests/text/test_render_rules.py", "tests/text/test_unicode.py"), 25),
+    "text/latex.py": ((), ("tests/text/test_plain_render.py", "tests/text/test_render_rules.py", "tests/text/test_plain.py"), 50),
+    "core/guard.py": ((), ("tests/core/test_guard.py", "tests/core/test_guard_edges.py"), 25),
 }
 
 _FLIP = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,

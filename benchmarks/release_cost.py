@@ -126,7 +126,7 @@ def publish_cost(base: Path, new: Path) -> dict:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from neurips_abstracts.hub.publish import PublishConfig, publish
-    from tests.hub_server import Hub
+    from tests.hub.hub_server import Hub
 
     constants.HF_HUB_DISABLE_XET = True
     with Hub({TOKEN: ("bench", [])}) as hub:

@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.build import build
 
-from .conftest import make_dump, require_shared
+from tests.helpers import make_dump, require_shared
 
 
 @pytest.mark.corpus
@@ -99,7 +99,7 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
 
     from benchmarks.baselines import reference_pipeline
 
-    from .conftest import make_dump
+    from tests.helpers import make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()
@@ -136,7 +136,7 @@ def benchmark_checkout(root):
 
     from benchmarks.docs import BENCHMARKS, COMMAND
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     def block(name: str) -> str:
         return f"<!-- generated:{name} by `{COMMAND}`; do not edit -->\nstale\n<!-- /generated:{name} -->\n"
@@ -228,7 +228,7 @@ def test_the_committed_benchmark_docs_are_fresh():
 
     from benchmarks.docs import BENCHMARKS, BENCHMARKS_README, COMMAND, stale
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     assert stale(ROOT) == [], f"stale benchmark docs: {stale(ROOT)}; run: {COMMAND}"
     blocks = {name: line for doc in ("README.md", BENCHMARKS_README)
@@ -265,7 +265,7 @@ def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path
     import subprocess
     import sys
 
-    from .conftest import ROOT
+    from tests.helpers import ROOT
 
     def refusal() -> str:
         done = subprocess.run([sys.executable, "-m", "benchmarks.startup", "--no-write", "--against", str(tmp_path)],

@@ -10,7 +10,7 @@ import pytest
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
 
-from .conftest import ROOT, SEED_DIR, make_dump, run_cli, run_process, seed_counts, seed_files
+from tests.helpers import ROOT, SEED_DIR, make_dump, run_cli, run_process, seed_counts, seed_files
 
 
 def read(dist: Path, table: str):
@@ -159,7 +159,7 @@ def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypat
     from neurips_abstracts.release.occurrences import Spool
     from neurips_abstracts.ingest import load
 
-    from .conftest import snapshot, synthetic_dumps
+    from tests.helpers import snapshot, synthetic_dumps
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw)

@@ -10,7 +10,7 @@ from importlib.metadata import packages_distributions as _scan_installed
 
 import pytest
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 PACKAGE = ROOT / "src" / "neurips_abstracts"
 @functools.cache

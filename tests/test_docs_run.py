@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, make_dump, synthetic_abstracts
+from tests.helpers import ROOT, make_dump, synthetic_abstracts
 
 RUNNABLE = ("sh", "bash", "python")
 DOCS = ("README.md", "CONTRIBUTING.md", "dist/README.md")

@@ -9,7 +9,7 @@ from neurips_abstracts.core.config import MAX_DUMP_BYTES, POOL_MIN_BYTES
 from neurips_abstracts.core.resources import dataset_version
 from neurips_abstracts.release.contents import released_versions
 
-from .conftest import ROOT, copy_seeds, make_dump, run_cli, synthetic_abstracts
+from tests.helpers import ROOT, copy_seeds, make_dump, run_cli, synthetic_abstracts
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ import pytest
 
 from neurips_abstracts.ingest.parse import parse_records
 
-from .conftest import HEADER, make_dump, run_cli, shared_missing, synthetic_abstracts
+from tests.helpers import HEADER, make_dump, run_cli, shared_missing, synthetic_abstracts
 
 
 def test_blank_lines_before_the_header_are_skipped():
@@ -82,7 +82,7 @@ def test_publish_dry_run_says_the_changelog_lacks_the_new_version(tmp_path):
 
     from neurips_abstracts.release.contents import missing_entry
 
-    from .test_publish import make_project
+    from tests.helpers import make_project
 
     root = make_project(tmp_path)
     version = json.loads((root / "dist" / "build_manifest.json").read_text())["dataset_version"]

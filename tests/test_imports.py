@@ -5,7 +5,7 @@ circle broken only by a late import is still a circle in the design."""
 import ast
 from pathlib import Path
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 PACKAGE = ROOT / "src" / "neurips_abstracts"
 NAME = "neurips_abstracts"

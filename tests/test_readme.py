@@ -1,6 +1,6 @@
 import re
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 
 def readme_commands() -> list[str]:

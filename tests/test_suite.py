@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 TESTS = '''
 import pytest
@@ -33,6 +33,7 @@ def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path
     (project / "pytest.ini").write_text("[pytest]\n")
     (project / "tests" / "__init__.py").write_text("")
     shutil.copy(ROOT / "tests" / "conftest.py", project / "tests" / "conftest.py")
+    shutil.copytree(ROOT / "tests" / "helpers", project / "tests" / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
     (project / "tests" / "test_x.py").write_text(TESTS)
 
     default = run_pytest(project)

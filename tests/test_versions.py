@@ -8,7 +8,7 @@ import pytest
 
 from neurips_abstracts.release.contents import latest_release
 
-from .conftest import ROOT, SEED_DIR
+from tests.helpers import ROOT, SEED_DIR
 
 
 def _build(tmp_path, monkeypatch, changelog: str, version: str = "9.9.0"):

@@ -10,7 +10,7 @@ import yaml
 
 from neurips_abstracts.cli import main
 
-from .conftest import ROOT
+from tests.helpers import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 

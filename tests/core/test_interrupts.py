@@ -1,0 +1,360 @@
+"""Ctrl-C, SIGTERM and kills: a build of a checkout leaves its dist/ and the docs made from it
+all old (non-zero exit) or all new (exit 0), wherever it is stopped; its workers never outlive it;
+and only one command writes a folder at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from neurips_abstracts.core.lock import lock_file, writing
+
+from tests.helpers import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
+
+posix = pytest.mark.skipif(os.name == "nt", reason="signals to a process group are POSIX's")
+DOCS = ("README.md", "CONTRIBUTING.md", "DATASHEET.md")  # docs.GENERATED_DOCS
+
+
+def project_with_dumps(tmp_path: Path, papers: int = 240) -> Path:
+    """A checkout of the project (its code, and docs a build regenerates) with dumps of its own."""
+    project = project_copy(tmp_path / "project")
+    synthetic_dumps(project / "raw", papers=papers)
+    return project
+
+
+def command(project: Path, *args: str) -> list[str]:
+    return [sys.executable, str(project / "build_dataset.py"), *args]
+
+
+def state(project: Path) -> dict[str, bytes]:
+    """dist/ and the generated docs, and every file of ours left beside them (litter)."""
+    files = {f"dist/{k}": v for k, v in snapshot(project / "dist").items()} if (project / "dist").is_dir() else {}
+    files |= {d: (project / d).read_bytes() for d in DOCS if (project / d).is_file()}
+    files |= {p.name: b"" for p in project.iterdir() if "neurips-abstracts" in p.name}
+    return files
+
+
+def restore(project: Path, files: dict[str, bytes]) -> None:
+    shutil.rmtree(project / "dist", ignore_errors=True)
+    for rel, data in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def old_and_new(tmp_path_factory):
+    """A checkout built once (old), a dump added, and what its next build makes (new)."""
+    project = project_with_dumps(tmp_path_factory.mktemp("interrupts"))
+    subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
+    old = state(project)
+    body = "\n\n".join(f"A new paper {k} on sparse attention with a bound that holds for every graph." for k in range(9))
+    (project / "raw" / "004_00000000000000ff.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+    subprocess.run(command(project, "build"), cwd=project, check=True, capture_output=True)
+    new = state(project)
+    assert old != new and all(old[d] != new[d] for d in ("README.md", "DATASHEET.md"))  # the docs change too
+    return project, old, new
+
+
+@posix
+@pytest.mark.parametrize("point,sig,finished", [
+    ("filling", "SIGINT", False), ("filled", "SIGTERM", False),
+    ("moved-aside", "SIGINT", True), ("moved-aside", "SIGTERM", True), ("swapped", "SIGINT", True),
+    ("exiting", "SIGINT", True), ("exiting", "SIGTERM", True),
+])
+def test_a_signal_at_each_step_leaves_all_old_or_all_new(old_and_new, point, sig, finished):
+    """Before the commit, a signal stops the build: dist/ and the docs as they were, exit 1. Inside
+    it (between the renames) or after, the build finishes: all new, exit 0, and it says so."""
+    project, old, new = old_and_new
+    restore(project, old)
+    proc = subprocess.run(command(project, "build"), cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "NEURIPS_ABSTRACTS_KILL_AT": point, "NEURIPS_ABSTRACTS_KILL_WITH": sig})
+    assert "Traceback" not in proc.stderr
+    if finished:
+        assert proc.returncode == 0, proc.stderr
+        assert state(project) == new
+        assert f"{sig} came after the release was complete" in proc.stderr or point == "exiting"
+    else:
+        assert proc.returncode != 0 and state(project) == old, proc.stderr
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with open(task / "children") as fh:
+            found |= {int(c) for c in fh.read().split()}
+    return found
+
+
+def _alive(pids) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        try:  # a zombie is gone but for its exit status
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                continue
+        except OSError:
+            continue
+        alive.add(pid)
+    return alive
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory):
+    """A checkout whose build starts its worker pool (over POOL_MIN_BYTES of dumps), built once
+    (old), a dump added, its next build (new) and how long that took."""
+    from neurips_abstracts.core.config import POOL_MIN_BYTES
+
+    project = project_with_dumps(tmp_path_factory.mktemp("pooled"), papers=200)
+    raw = project / "raw"
+    big = tmp_path_factory.mktemp("big")
+    synthetic_dumps(big, seed=1, papers=45_000)
+    for p in big.iterdir():
+        shutil.move(p, raw / f"1{p.name[1:]}")
+    assert sum(p.stat().st_size for p in raw.iterdir()) > POOL_MIN_BYTES
+    subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
+    old = state(project)
+    body = "\n\n".join(f"A new paper {k} on kernels that bound the regret of every policy." for k in range(9))
+    (raw / "204_00000000000000ff.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
+    started = time.monotonic()
+    subprocess.run(command(project, "build", "--workers", "2"), cwd=project, check=True, capture_output=True)
+    seconds = time.monotonic() - started
+    new = state(project)
+    assert old != new
+    return project, old, new, seconds
+
+
+@posix
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
+@pytest.mark.parametrize("fraction,how", [
+    (f, ("ctrl-c", "sigterm", "ctrl-c twice")[k % 3])
+    for k, f in enumerate([0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.82, 0.88, 0.94, 1.05])])
+def test_a_pooled_build_stopped_at_any_moment_leaves_all_old_or_all_new(pooled, fraction, how):
+    """Signals land at moments spread over a whole pooled build (start-up, reading, the workers'
+    work, writing, the commit, the exit): each time, dist/ and the docs are all old with a non-zero
+    exit or all new with exit 0, no traceback is printed (a second Ctrl-C included), and no
+    worker outlives the build."""
+    project, old, new, seconds = pooled
+    restore(project, old)
+    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(fraction * seconds)
+    workers = _children(proc.pid)
+    if how == "sigterm":
+        proc.send_signal(signal.SIGTERM)  # as a service manager stops it: to the build's process alone
+    else:
+        with pytest.raises(ProcessLookupError) if proc.poll() is not None else _nothing():
+            os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process of the group
+            if how == "ctrl-c twice":
+                time.sleep(0.05)
+                os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    now = state(project)
+    if proc.returncode == 0:
+        assert now == new
+    else:
+        assert now == old, (proc.returncode, err)
+    deadline = time.monotonic() + 30  # a guard against hanging, not a measure
+    while _alive(workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(workers)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@posix
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
+def test_workers_end_when_the_build_is_killed(pooled):
+    """`kill -9` (or the OOM killer) gives the build no chance to end its workers: they notice
+    their parent is gone and end themselves, instead of living on holding their memory."""
+    project, old, _new, seconds = pooled
+    restore(project, old)
+    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + seconds + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = _alive(_children(proc.pid) - {proc.pid})
+        time.sleep(0.02)
+    assert len(workers) >= 2, "the pool never started"
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 30
+    while _alive(workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(workers)
+
+
+# -- one writer at a time -------------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_in_one_line_naming_the_holder(tmp_path):
+    """While one command holds a release's lock, a build of it refuses at once, naming the
+    process, and writes nothing; `add` to a raw folder likewise."""
+    from tests.helpers import run_process
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=20)
+    before = snapshot(tmp_path)
+    with writing(tmp_path / "dist"):
+        proc = run_process("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), "--first-release")
+    assert proc.returncode == 1
+    assert proc.stderr == (f"{tmp_path / 'dist'}: error: refused: another command (process {os.getpid()}) is writing "
+                           "it now: wait for it to end, then run this again\n")
+    assert snapshot(tmp_path) == before
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(f"{HEADER}\n\nA paper on graphs and the kernels that bound them.\n".encode())
+    with writing(raw):
+        proc = run_process("add", str(dump), "--raw", str(raw))
+    assert proc.returncode == 1 and "another command" in proc.stderr and snapshot(raw) == before_raw(before)
+
+
+def before_raw(before: dict[str, bytes]) -> dict[str, bytes]:
+    return {k[len("raw/"):]: v for k, v in before.items() if k.startswith("raw/")}
+
+
+def test_one_folder_has_one_lock_however_its_path_is_typed(tmp_path, monkeypatch):
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "raw")
+    monkeypatch.chdir(tmp_path / "raw")
+    assert lock_file("../dist") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "link" / ".." / "dist")
+    assert lock_file(".") == lock_file(tmp_path / "raw") != lock_file(tmp_path / "dist")
+    with writing("../dist"), writing(tmp_path / "dist"):  # a command's own steps nest
+        pass
+
+
+def test_a_killed_holder_leaves_no_lock_behind(tmp_path):
+    """The operating system drops the lock of a process that dies, however it dies."""
+    ready = tmp_path / "ready"
+    code = ("import sys, time; from neurips_abstracts.core.lock import writing\n"
+            "with writing(sys.argv[1]):\n    open(sys.argv[2], 'w').close(); time.sleep(120)\n")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "dist"), str(ready)], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(Exception, match=f"process {holder.pid}"), writing(tmp_path / "dist"):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with writing(tmp_path / "dist"):  # taken at once: nothing to clean up by hand
+        pass
+
+
+_FORKING_HOLDER = """
+import os, sys, time
+from neurips_abstracts.core.lock import close_inherited, writing
+with writing(sys.argv[1]):
+    child = os.fork()
+    if child == 0:
+        if sys.argv[3] == "close":
+            close_inherited()  # what a build's worker does as it starts
+        time.sleep(60)
+        os._exit(0)
+    open(sys.argv[2], "w").write(str(child))
+    time.sleep(120)
+"""
+
+
+@posix
+@pytest.mark.parametrize("closes", [True, False])
+def test_a_forked_child_does_not_keep_a_killed_holders_lock(tmp_path, closes):
+    """An OS file lock lasts while any copy of its descriptor is open: a worker forked from the
+    build closes its copy (close_inherited), so killing the build frees the lock at once. The
+    control: a child that keeps its copy keeps the lock."""
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen([sys.executable, "-c", _FORKING_HOLDER, str(tmp_path / "dist"), str(ready),
+                               "close" if closes else "keep"], cwd=ROOT)
+    child = None
+    try:
+        deadline = time.monotonic() + 60
+        while not (ready.exists() and ready.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child = int(ready.read_text())
+        holder.kill()
+        holder.wait()
+        if closes:
+            with writing(tmp_path / "dist"):
+                pass
+        else:
+            with pytest.raises(Exception, match="another command"), writing(tmp_path / "dist"):
+                pass
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        if child:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)
+
+
+_SIGNAL_AT_LINE = """
+import inspect, json, os, signal, sys, tempfile
+from pathlib import Path
+from neurips_abstracts.core import interrupts
+from neurips_abstracts.core.guard import replace_dir
+
+line = int(sys.argv[1])
+out = Path(tempfile.mkdtemp()) / "dist"
+fired = []
+
+def fill(tmp):
+    (tmp / "build_manifest.json").write_text("{}")
+
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename == interrupts.__file__ and event == "line" and frame.f_lineno == line and not fired:
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGINT)
+    return tracer
+
+status = "finished"
+try:
+    with interrupts.handled():
+        sys.settrace(tracer)
+        try:
+            replace_dir(out, fill)
+        finally:
+            sys.settrace(None)
+except KeyboardInterrupt:
+    status = "stopped"
+print(json.dumps([bool(fired), status, out.exists()]))
+"""
+
+
+@posix
+def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_or_new_and_finished():
+    """SIGINT sent on each line of ``uninterrupted`` in turn, around a real swap: the outcome is
+    the new release and a finished command, or the old one (none here) and a stopped one."""
+    import inspect
+
+    from neurips_abstracts.core import interrupts
+
+    lines, start = inspect.getsourcelines(interrupts.uninterrupted)
+    reached = 0
+    for line in range(start, start + len(lines)):
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_AT_LINE, str(line)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=120)
+        fired, status, new = json.loads(proc.stdout.strip().splitlines()[-1])
+        reached += fired
+        assert (status, new) in (("finished", True), ("stopped", False)), (line, status, new, proc.stderr)
+    assert reached >= 10  # the lines the swap runs through were each hit

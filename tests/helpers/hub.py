@@ -1,0 +1,68 @@
+"""What the tests of publish share (their fixtures are in tests/hub/conftest.py): the tokens the
+test Hub knows, `publish` run against it as a user runs it, and folders read as bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from neurips_abstracts.core.resources import dataset_version
+
+from tests.helpers import run_cli, run_process
+
+TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
+TOKEN = "hf_testTOKENvalue123456789"
+OTHER = "hf_otherUSERtoken987654321"
+
+
+def folder_digest(*folders):
+    """A digest of the folders' files: relative paths and bytes."""
+    h = hashlib.sha256()
+    for folder in folders:
+        h.update(b"\0folder\0")
+        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
+            data = path.read_bytes()
+            h.update(f"{path.relative_to(folder).as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
+
+
+def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
+    """`publish` run as a user runs it against the test Hub, with HF_ENDPOINT, HF_HOME and
+    HF_TOKEN set. huggingface_hub reads the first two (and HF_HUB_DISABLE_XET) once, when it is
+    imported: ``process=True`` runs a new process with the variables themselves; otherwise the
+    command runs in this process with huggingface_hub's settings made as those variables make them."""
+    # Without hf_xet's CAS server here, the client's LFS batch path is the one under test.
+    hf_home = project.parent / "hf-home"
+    env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(hf_home), "HF_HUB_DISABLE_TELEMETRY": "1",
+           "HF_HUB_DISABLE_XET": "1", "HF_TOKEN": token or ""}
+    args = ("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args)
+    if process:
+        proc = run_process(*args, env=env)
+    else:
+        from huggingface_hub import constants
+        from huggingface_hub.utils import _http
+
+        with pytest.MonkeyPatch.context() as mp:
+            # huggingface_hub's own retries wait 1 s, then 2 s...: a hundredth of that here (how
+            # long it waits is the library's business; that it retries is what the tests read)
+            mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
+            mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
+            mp.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", env["HF_ENDPOINT"] + "/{repo_id}/resolve/{revision}/{filename}")
+            mp.setattr(constants, "HF_HOME", str(hf_home))
+            mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
+            mp.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
+            mp.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
+            mp.setattr(constants, "HF_HUB_DISABLE_XET", True)
+            proc = run_cli(*args, env={"HF_TOKEN": env["HF_TOKEN"]})
+    for secret in (TOKEN, OTHER):
+        assert secret not in proc.stdout and secret not in proc.stderr
+    return proc
+
+
+def folder_bytes(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}

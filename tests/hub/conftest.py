@@ -1,0 +1,66 @@
+"""Fixtures of the tests of publish: a committed checkout built from the seeds, a copy of it for
+each test, the test Hub on 127.0.0.1, and `check` and `verify` run once for given bytes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from neurips_abstracts.core.resources import hub_repo
+
+from tests.helpers import make_project
+from tests.helpers.hub import OTHER, TOKEN, folder_digest
+from tests.hub.hub_server import Hub
+
+_ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept while the tests run
+
+
+@pytest.fixture(scope="module")
+def built_project(tmp_path_factory):
+    """The committed checkout, built once: each test gets its own copy (git history and all)."""
+    return make_project(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture
+def project(built_project, tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(built_project, root, symlinks=True)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def check_and_verify_once_per_content(monkeypatch):
+    """Publish runs `check` and `verify` before it uploads: the real ones, each run once for
+    given bytes. `verify` reads only the folder it is given, and `check` without the checkout's
+    docs only raw/ and dist/, so their answers are functions of those bytes: the same dist/
+    (each fault row's, and the copy staged from it) gets the answer its first run gave, and
+    changed bytes (a stale or tampered dist/) get a new run."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts.release import verify as verify_module
+
+    real_verify, real_check = verify_module.verify, build_module.check
+
+    def verify(dist, *args, **kwargs):
+        key = ("verify", args, tuple(sorted(kwargs.items())), folder_digest(dist))
+        if key not in _ANSWERS:
+            _ANSWERS[key] = real_verify(dist, *args, **kwargs)
+        return list(_ANSWERS[key])
+
+    def check(raw, dist, *args, docs=True, **kwargs):
+        if docs or args or kwargs:  # the checkout's docs are read too: not kept
+            return real_check(raw, dist, *args, docs=docs, **kwargs)
+        key = ("check", Path(dist).name, folder_digest(raw, dist))  # stale files are named dist/<path>
+        if key not in _ANSWERS:
+            _ANSWERS[key] = real_check(raw, dist, docs=False)
+        return list(_ANSWERS[key])
+
+    monkeypatch.setattr(verify_module, "verify", verify)
+    monkeypatch.setattr(build_module, "check", check)
+
+
+@pytest.fixture
+def hub():
+    with Hub({TOKEN: ("alice", ["neurips-org", hub_repo().split("/")[0]]), OTHER: ("mallory", [])}) as h:
+        yield h

@@ -1,0 +1,420 @@
+import hashlib
+import json
+import re
+
+import pytest
+
+from neurips_abstracts.build import build
+from neurips_abstracts.core.resources import hub_repo
+from neurips_abstracts.hub.plan import repo_id_problem
+from neurips_abstracts.hub.publish import stage_release
+
+from tests.helpers import git, make_dump, make_project, run_cli
+from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
+from tests.hub.hub_server import Hub
+
+
+def dist_bytes(project):
+    return folder_bytes(project / "dist")
+
+
+def staged_bytes(project, repo_id):
+    out = project.parent / f"staged-{repo_id.replace('/', '_')}"
+    stage_release(project / "raw", project / "dist", repo_id, out)
+    return folder_bytes(out)
+
+
+PARQUET = re.compile(r"\.parquet$")
+
+
+def test_release_to_the_project_repo_uploads_exactly_dist(project, hub):
+    # a new process, configured by the environment variables alone
+    proc = publish(project, hub, process=True)  # --repo-id defaults to hub-repo of pyproject.toml
+    assert proc.returncode == 0, proc.stderr
+    files = hub.head_files(hub_repo())
+    assert {k: v for k, v in files.items() if k != ".gitattributes"} == dist_bytes(project)
+    assert hub.repos[hub_repo()].tags == {TAG: hub.repos[hub_repo()].branches["main"]}
+
+
+def test_first_release_is_one_commit_with_the_staged_files_and_a_tag(project, hub):
+    proc = publish(project, hub, "--repo-id", "neurips-org/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert len(hub.commits_received()) == 1
+    files = hub.head_files("neurips-org/abstracts")
+    staged = staged_bytes(project, "neurips-org/abstracts")
+    assert {k: v for k, v in files.items() if k != ".gitattributes"} == staged
+    # the same Parquet as dist/; the documents name the repository they are in
+    assert {k: v for k, v in staged.items() if PARQUET.search(k)} == {k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
+    assert b"neurips-org/abstracts" in files["README.md"] and hub_repo().encode() not in files["README.md"]
+    repo = hub.repos["neurips-org/abstracts"]
+    assert repo.tags == {TAG: repo.branches["main"]}
+    head = repo.branches["main"]
+    assert f"/datasets/neurips-org/abstracts/commit/{head}" in proc.stdout
+    assert f"/datasets/neurips-org/abstracts/tree/{TAG}" in proc.stdout
+    assert f'load_dataset("neurips-org/abstracts", revision="{TAG}")' in proc.stdout
+    commit = hub.commits_received()[0]
+    assert b'"parentCommit"' in commit.body and commit.headers["authorization"] == f"Bearer {TOKEN}"
+    assert any(r.path == "/api/validate-yaml" for r in hub.requests)
+
+
+@pytest.mark.slow
+def test_next_release_updates_deletes_and_keeps_gitattributes(project, hub):
+    hub.add_repo("alice/abstracts", "alice", {"stale/old.parquet": b"old", "README.md": b"---\n---\nold"})
+    (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A brand new abstract on spectral graph sparsifiers."]))
+    build(project / "raw", project / "dist")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "new dump")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert len(hub.commits_received()) == 1
+    body = hub.commits_received()[0].body.decode()
+    assert '"deletedFile"' in body and "stale/old.parquet" in body
+    files = hub.head_files("alice/abstracts")
+    assert set(files) == set(dist_bytes(project)) | {".gitattributes"}
+    assert files["README.md"] == staged_bytes(project, "alice/abstracts")["README.md"]
+    assert "delete    stale/old.parquet" in proc.stdout and "update    README.md" in proc.stdout
+
+
+@pytest.mark.slow
+def test_existing_tag_on_other_content_is_not_moved_without_force(project, hub):
+    assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
+    tagged = hub.repos["alice/abstracts"].tags[TAG]
+    (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["Another new abstract about kernel methods."]))
+    build(project / "raw", project / "dist")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "new dump, same version")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 1 and f"tag {TAG} already exists" in proc.stderr and "--force-tag" in proc.stderr
+    assert len(hub.commits_received()) == 1 and hub.repos["alice/abstracts"].tags[TAG] == tagged
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", "--force-tag")
+    assert proc.returncode == 0, proc.stderr
+    repo = hub.repos["alice/abstracts"]
+    assert repo.tags[TAG] == repo.branches["main"] != tagged
+
+
+def test_parquet_goes_through_the_lfs_batch_api(project, hub):
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    parquet = {k for k in dist_bytes(project) if PARQUET.search(k)}
+    assert len(parquet) >= 2 and hub.head_lfs("alice/abstracts") == parquet
+    batch = [r for r in hub.requests if r.path.endswith(".git/info/lfs/objects/batch")]
+    assert len(batch) == 1 and batch[0].headers["authorization"] == f"Bearer {TOKEN}"
+    sent = {o["oid"] for o in json.loads(batch[0].body)["objects"]}
+    assert sent == {hashlib.sha256((project / "dist" / p).read_bytes()).hexdigest() for p in parquet}
+    assert {r.path.rsplit("/", 1)[1] for r in hub.lfs_uploads()} == sent
+    assert any(r.path.startswith("/lfs-verify/") for r in hub.requests)
+    entries = [json.loads(line) for line in hub.commits_received()[0].body.splitlines() if line.strip()]
+    assert {e["value"]["path"] for e in entries if e["key"] == "lfsFile"} == parquet
+    assert not {e["value"]["path"] for e in entries if e["key"] == "file"} & parquet
+
+
+@pytest.mark.slow
+def test_republishing_the_same_dist_makes_no_commit(project, hub):
+    assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
+    uploads = len(hub.lfs_uploads())
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert "no new commit" in proc.stdout and f"tag {TAG} already exists" not in proc.stderr
+    assert len(hub.commits_received()) == 1 and len(hub.lfs_uploads()) == uploads
+    assert re.findall(r"^  unchanged .*\.parquet", proc.stdout, re.M)
+
+
+def test_a_commit_applied_but_unanswered_is_recognised_on_retry(project, hub):
+    hub.fail("POST", r"/commit/", 502, after=True)
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert "commit: HTTP 502, retrying" in proc.stdout and "already applied an earlier try" in proc.stdout
+    repo = hub.repos["alice/abstracts"]
+    head = repo.commits[repo.branches["main"]]
+    assert len(hub.commits_received()) == 2 and repo.commits[head.parent].parent is None  # one commit on the initial one
+    assert repo.tags == {TAG: head.oid} and f"/commit/{head.oid}" in proc.stdout
+
+
+@pytest.mark.slow
+def test_dry_run_lists_and_stages_the_upload_and_contacts_nothing(project, hub, tmp_path):
+    stage = tmp_path / "stage"
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
+    assert proc.returncode == 0, proc.stderr
+    assert hub.requests == []
+    listed = [line.split() for line in proc.stdout.splitlines() if line.startswith("  add")]
+    expected = {name: (str(len(data)), hashlib.sha256(data).hexdigest()) for name, data in folder_bytes(stage).items()}
+    assert {row[1]: (row[2], row[5]) for row in listed} == expected
+    assert f"Commit message: Release {TAG}" in proc.stdout and f"Tag: {TAG}" in proc.stdout
+    # the staged files are what a real publish uploads
+    assert publish(project, hub, "--repo-id", "alice/x").returncode == 0
+    assert {k: v for k, v in hub.head_files("alice/x").items() if k != ".gitattributes"} == folder_bytes(stage)
+
+
+_ID = r"[A-Za-z0-9_][A-Za-z0-9_.-]*"
+REPO_MENTION = re.compile(rf"""(?:huggingface\.co/datasets/|hf://datasets/|load_dataset\("|`)({_ID}/{_ID}(?<!\.))""")
+
+
+@pytest.mark.slow
+def test_staged_release_names_only_its_repository(project, hub, tmp_path):
+    stage = tmp_path / "stage"
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(stage))
+    assert proc.returncode == 0, proc.stderr
+    named = {}
+    for name, data in folder_bytes(stage).items():
+        if not PARQUET.search(name):
+            text = data.decode("utf-8")
+            named[name] = set(REPO_MENTION.findall(text))
+            assert hub_repo() not in text, name
+    assert set().union(*named.values()) == {"alice/x"}
+    for doc in ("README.md", "DATASHEET.md", "datapackage.json", "croissant.json"):
+        assert named[doc] == {"alice/x"}, doc
+    assert {k: v for k, v in folder_bytes(stage).items() if PARQUET.search(k)} == {
+        k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
+
+
+@pytest.mark.slow
+def test_dry_run_exits_non_zero_whenever_publish_would_refuse(project, hub, tmp_path):
+    (project / "notes.txt").write_text("uncommitted")
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", "--stage", str(tmp_path / "stage"))
+    assert proc.returncode == 1 and "would refuse: git work tree not clean" in proc.stderr
+    assert (tmp_path / "stage" / "README.md").is_file()  # still staged, to read
+    (project / "notes.txt").unlink()
+    proc = publish(project, hub, "--repo-id", "alice/x", "--dry-run", token=None)
+    assert proc.returncode == 1 and "would refuse: no token" in proc.stderr
+    assert hub.requests == []
+
+
+@pytest.mark.parametrize("bad", ["bad", "a/b/c", "-alice/x", "alice/x-", "alice/.x", "al--ice/x", "alice/x..y",
+                                 "alice/x.git", "alice/x y", "alice/", "/x", "a" * 97 + "/x"])
+def test_repo_id_is_validated_as_the_hub_does(bad):
+    assert repo_id_problem(bad)
+
+
+@pytest.mark.parametrize("good", ["alice/x", "neurips-org/neurips_2026.abstracts", "A1/b", "a/" + "b" * 96])
+def test_repo_ids_the_hub_accepts(good):
+    assert repo_id_problem(good) is None
+
+
+def test_cli_rejects_a_bad_repo_id(project, hub):
+    proc = publish(project, hub, "--repo-id", "bad", "--dry-run")
+    assert proc.returncode == 2 and "not OWNER/NAME" in proc.stderr and hub.requests == []
+
+
+def test_no_token(project, hub):
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", token=None)
+    assert proc.returncode == 1 and "no token" in proc.stderr
+    assert hub.requests == []
+
+
+@pytest.mark.slow
+def test_rejected_token(project, hub):
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", token="hf_wrongTOKENwrongTOKEN")
+    assert proc.returncode == 1 and "rejected the token (401)" in proc.stderr
+    assert "hf_wrongTOKENwrongTOKEN" not in proc.stderr + proc.stdout
+    assert hub.commits_received() == []
+
+
+@pytest.mark.slow
+def test_repository_owned_by_someone_else(project, hub):
+    hub.add_repo("alice/abstracts", "alice")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", token=OTHER)
+    assert proc.returncode == 1 and "owned by alice" in proc.stderr
+    assert hub.commits_received() == []
+
+
+@pytest.mark.slow
+def test_branch_moved_since_read_is_reported_not_retried(project, hub):
+    hub.add_repo("alice/abstracts", "alice")
+
+    def concurrent(h, repo_id):
+        repo = h.repos[repo_id]
+        c = repo.commit(repo.branches["main"], {**h.head_files(repo_id), "theirs.txt": b"x"}, "someone else")
+        repo.branches["main"] = c.oid
+
+    hub.before_commit = concurrent
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 1 and "branch moved since it was read (412)" in proc.stderr
+    assert len(hub.commits_received()) == 1
+    assert "theirs.txt" in hub.head_files("alice/abstracts") and "README.md" not in hub.head_files("alice/abstracts")
+    assert hub.repos["alice/abstracts"].tags == {}
+
+
+@pytest.mark.slow
+def test_transient_errors_are_retried_with_backoff(project, hub):
+    hub.fail("GET", r"/refs$", 503, times=2)
+    hub.fail("POST", r"/commit/", 502, times=1)
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    assert "read refs: HTTP 503, retrying" in proc.stdout and "commit: HTTP 502, retrying" in proc.stdout
+    assert len(hub.commits_received()) == 2  # the failed try and the good one
+    assert TAG in hub.repos["alice/abstracts"].tags
+
+
+@pytest.mark.slow
+def test_persistent_5xx_gives_up_clearly(project, hub):
+    hub.fail("GET", r"/refs$", 500, times=10)
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", "--attempts", "3")
+    assert proc.returncode == 1 and "read refs: gave up after 3 attempts (HTTP 500)" in proc.stderr
+    assert hub.commits_received() == []
+
+
+@pytest.mark.slow
+def test_unreachable_hub_gives_up_clearly(project, hub):
+    proc = publish(project, hub, "--repo-id", "alice/abstracts", "--attempts", "2", endpoint="http://127.0.0.1:9")
+    assert proc.returncode == 1 and "gave up after 2 attempts (ConnectError)" in proc.stderr
+
+
+@pytest.mark.slow
+def test_refuses_dirty_tree_stale_dist_and_unverifiable_dist(project, hub):
+    (project / "notes.txt").write_text("uncommitted")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 1 and "work tree not clean" in proc.stderr
+    (project / "notes.txt").unlink()
+
+    (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A dump added without rebuilding dist."]))
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "forgot to build")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 1 and "check failed" in proc.stderr
+    (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").unlink()
+
+    (project / "dist" / "LICENSE.md").write_text("tampered")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "tamper")
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 1 and "verify failed" in proc.stderr and "LICENSE.md" in proc.stderr
+    assert hub.requests == []
+
+
+def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
+    """--stage replaces its folder whole: never raw/, dist/, the checkout or a folder of other files."""
+    from neurips_abstracts.hub.publish import stage_problem
+
+    raw, dist = project / "raw", project / "dist"
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    for bad in (raw, dist, project, tmp_path, other):
+        assert stage_problem(bad, dist, raw), bad
+    assert stage_problem(tmp_path / "new", dist, raw) is None
+    stage_release(raw, dist, hub_repo(), tmp_path / "new")
+    assert stage_problem(tmp_path / "new", dist, raw) is None  # an earlier stage may be replaced
+    before = {p.name: p.read_bytes() for p in raw.iterdir()}
+    proc = run_cli("publish", "--dry-run", "--stage", str(raw), "--raw", str(raw), "--dist", str(dist), cwd=project)
+    assert proc.returncode == 1 and "refused: it is the raw folder" in proc.stderr
+    assert {p.name: p.read_bytes() for p in raw.iterdir()} == before
+
+
+# --- faults at every Hub call ---------------------------------------------------------------
+
+FAULT_KINDS = ("503", "timeout", "reset")
+WRITES = {"create repo", "LFS upload", "commit", "tag"}  # the answer is lost after the Hub applied the request
+HF_RETRIES = {"pre-upload", "LFS batch", "LFS upload"}  # huggingface_hub retries these itself (http_backoff)
+FAULT_TABLE = [(step, kind) for step in ("create repo", "pre-upload", "LFS batch", "LFS upload", "commit",
+                                         "applied-commit check", "tag") for kind in FAULT_KINDS]
+TIMEOUT = "2"  # seconds the client waits on a "timeout" fault; long enough for any answer of the test Hub
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """One committed project for all the fault cases: publishing never writes to it."""
+    return make_project(tmp_path_factory.mktemp("faults"))
+
+
+def one_release_on_the_hub(hub, repo_id):
+    """The repository holds its initial commit and one release commit on it, tagged, and
+    nothing else: no second commit, not even one that is not on the branch."""
+    repo = hub.repos[repo_id]
+    head = repo.commits[repo.branches["main"]]
+    assert head.message == f"Release {TAG}" and repo.commits[head.parent].parent is None
+    assert len(repo.commits) == 2 and repo.tags == {TAG: head.oid}
+    return head
+
+
+@pytest.fixture
+def no_xet(monkeypatch):
+    """HF_HUB_DISABLE_XET=1 for the client in this process: the LFS batch path is the one under test."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+
+
+def publish_in_process(project, hub, force_tag=False, **config):
+    """The library call the CLI makes once its checks pass: the real client, its output kept."""
+    from neurips_abstracts.hub.publish import PublishConfig, PublishError, publish as run_publish
+
+    lines = []
+    try:
+        result = run_publish(project / "dist", hub_repo(), token=TOKEN, endpoint=hub.endpoint, force_tag=force_tag,
+                             config=PublishConfig(**{"backoff_seconds": 0.01, "timeout_seconds": 5.0, **config}),
+                             log=lines.append)
+    except PublishError as exc:
+        result = exc
+    assert not any(TOKEN in line for line in lines) and TOKEN not in str(result)
+    return result, lines
+
+
+# A timeout costs the run its whole --timeout wait: those rows run in the slow suite (CI runs it),
+# the 503 and reset rows of every step in the default one.
+@pytest.mark.parametrize("step, kind", [
+    pytest.param(s, k, id=f"{s}-{k}", marks=[pytest.mark.slow] if k == "timeout" else []) for s, k in FAULT_TABLE])
+def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, no_xet, step, kind):
+    after = step in WRITES
+    attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
+    if step == "applied-commit check":  # reached when a commit went through but its answer was lost
+        hub.fail_step("commit", "502", after=True)
+        attempts = "2"
+        hub.fail_step(step, kind, times=2)
+    else:
+        hub.fail_step(step, kind, after=after)
+    proc = publish(released, hub, "--attempts", attempts, "--timeout", TIMEOUT)
+    assert [fault.kind for fault, _ in hub.injected][-1] == kind
+    assert "Traceback" not in proc.stderr
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    if step in HF_RETRIES:  # huggingface_hub's own retry absorbed it
+        assert proc.returncode == 0 and failed == [], proc.stderr
+        assert len(hub.step_requests(step)) >= 2
+    else:
+        assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+        expect = {"create repo": "nothing was published", "commit": "run publish again, it tags that commit instead",
+                  "applied-commit check": "run publish again, it tags that commit instead", "tag": "run publish again to tag it"}
+        assert expect[step] in failed[0] and "gave up after" in failed[0]
+        cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]  # --timeout, not the Hub, ended the wait
+        assert cause in failed[0], failed[0]
+    commits_before = len(hub.commits_received())
+
+    result, lines = publish_in_process(released, hub)
+    assert isinstance(result, dict), result
+    head = one_release_on_the_hub(hub, hub_repo())
+    assert result["commit"] == head.oid
+    if step in ("commit", "applied-commit check", "tag"):  # the commit reached the Hub: only tagged now
+        assert len(hub.commits_received()) == commits_before
+        assert "no new commit" in "\n".join(lines)
+
+
+@pytest.mark.slow  # every request in turn: a publish per request
+@pytest.mark.parametrize("kind, attempts", [("reset", 1), ("503", 2)])
+def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, no_xet, kind, attempts):
+    """Every request of a publish in turn is applied and its answer lost. With one attempt the run
+    stops there and the next run finishes the release; with a retry the run itself recognises
+    what went through and finishes. Either way: one tagged release commit."""
+    with Hub(hub.users) as clean:
+        assert isinstance(publish_in_process(released, clean)[0], dict)
+        total = len(clean.requests)
+    assert total >= 10
+    for n in range(1, total + 1):
+        with Hub(hub.users) as h:
+            h.fail_nth(n, kind, after=True)
+            result, lines = publish_in_process(released, h, attempts=attempts)
+            assert [f for f, _ in h.injected], n
+            if attempts > 1:
+                assert isinstance(result, dict), (n, h.requests[n - 1].path, result)
+            else:
+                result, lines = publish_in_process(released, h)
+                assert isinstance(result, dict), (n, h.requests[n - 1].path, result)
+            assert result["commit"] == one_release_on_the_hub(h, hub_repo()).oid
+
+
+def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub, no_xet):
+    repo = hub.add_repo(hub_repo(), hub_repo().split("/")[0], {"README.md": b"---\n---\nolder release"})
+    older = repo.tags[TAG] = repo.branches["main"]
+    hub.fail("DELETE", r"/tag/", 503, after=True)
+    result, lines = publish_in_process(released, hub, force_tag=True)
+    assert isinstance(result, dict), result
+    assert "move tag: the Hub had already applied an earlier try" in "\n".join(lines)
+    assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older
