@@ -80,7 +80,7 @@ def render_card(data, template: str, **fields) -> str:
     method makes it: the Jinja template rendered with the card data's YAML as ``card_data``, its
     fields and ``fields``. huggingface_hub's repocard module imports its whole Hub client (hf_api,
     file_download, httpx) to define DatasetCard, a fifth of a seeds build's CPU; the card is made
-    of the data class and Jinja alone. tests/test_release.py builds the card with DatasetCard
+    of the data class and Jinja alone. tests/release/test_card.py builds the card with DatasetCard
     itself and compares the bytes, and `verify` reads every built card with DatasetCard.load.
 
     DatasetCard would also parse the result (and fail on a bad metadata block) at build time; in

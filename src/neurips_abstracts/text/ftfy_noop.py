@@ -17,7 +17,7 @@ turns False and every non-ASCII text goes to ftfy as before (slower, same output
 ftfy changes a text only through mojibake repair (which starts only when ``is_bad``) and through
 fixers that act on specific characters (C1 controls, full/half-width forms, line separators,
 surrogates, terminal escapes), so a text with none of those characters and no mojibake match is
-returned unchanged. ``tests/test_ftfy_noop.py`` checks both claims against ftfy itself, on real
+returned unchanged. ``tests/text/test_ftfy_noop.py`` checks both claims against ftfy itself, on real
 abstracts, their mojibake and random text.
 """
 

@@ -7,7 +7,7 @@ every character-class rule gave different bytes for characters new in a later ve
 pinned ``unicodedata2`` instead, whatever the interpreter ships; ``UNICODE_VERSION`` is recorded
 in the build manifest.
 
-What is left to the interpreter, and why that is safe (tests/test_unicode.py checks each claim
+What is left to the interpreter, and why that is safe (tests/text/test_unicode.py checks each claim
 against the pinned tables on the running interpreter):
 
 * white space (``str.split``, ``str.isspace``, ``re``'s ``\\s``): the same set in every supported
