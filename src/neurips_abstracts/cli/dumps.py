@@ -35,30 +35,23 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
     Example:
         python build_dataset.py add ~/Downloads/neurips2026.txt --crawled-at 2026-11-28 --dry-run
     """
-    from contextlib import ExitStack
+    from ..contribute.add import AddError, land, planned
 
-    from ..contribute.add import AddError, impact, land, plan_add
-    from ..core.lock import writing
-
-    with ExitStack() as held:  # one writer of RAW at a time, from its reading to its writing
-        try:
-            if not dry_run:
-                held.enter_context(writing(raw_dir))
-            plan = plan_add(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
-            effect = impact(plan)
-        except AddError as exc:
-            for f in exc.findings:
+    try:
+        with planned(path, raw_dir, crawled_at, source_url, hold=not dry_run) as (plan, effect):
+            for f in plan.findings:
                 click.echo(as_invoked(f.text()), err=True)
-            fail(exc)
-        except (DumpError, ContractError) as exc:  # raw/ as it stands does not build
-            fail(exc)
-        for f in plan.findings:
+            click.echo(effect.text())
+            if dry_run:
+                click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
+                return
+            dump, sidecar = land(plan)
+    except AddError as exc:
+        for f in exc.findings:
             click.echo(as_invoked(f.text()), err=True)
-        click.echo(effect.text())
-        if dry_run:
-            click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
-            return
-        dump, sidecar = land(plan)
+        fail(exc)
+    except (DumpError, ContractError) as exc:  # raw/ as it stands does not build
+        fail(exc)
     click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
     what = f"a dump crawled on {plan.meta.crawled_at}" if plan.meta.crawled_at else f"dump {plan.meta.file}"
     click.echo("commit both files, then open a pull request:")

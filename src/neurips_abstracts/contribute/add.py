@@ -18,6 +18,8 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,6 +154,22 @@ def add_dump(
     with writing(raw_dir):
         plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
         return (*land(plan), plan.findings)
+
+
+@contextmanager
+def planned(path: str | Path, raw_dir: str | Path, crawled_at: str | None, source_url: str | None,
+            hold: bool = True) -> Iterator[tuple[Plan, "Impact"]]:
+    """The plan of adding the dump at ``path`` to ``raw_dir`` and what it does to the release
+    beside it, with ``raw_dir`` held (``hold``: against every other writer, from this reading to
+    the caller's ``land``; a dry run holds nothing). AddError, DumpError or ContractError as
+    ``plan_add`` and ``impact`` raise them."""
+    from ..core.lock import writing
+
+    with ExitStack() as held:
+        if hold:
+            held.enter_context(writing(raw_dir))
+        plan = plan_add(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
+        yield plan, impact(plan)
 
 
 def land(plan: Plan) -> tuple[Path, Path]:
