@@ -46,3 +46,30 @@ def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path
     assert "missing " in corpus.stdout and "shared/corpora/neurips2018/papers.jsonl.zst" in corpus.stdout, corpus.stdout
     assert "skipped" not in corpus.stdout
     assert "1 deselected" in corpus.stdout and "not selected" not in corpus.stdout
+
+
+# Folders of tests/ that hold no tests of a source folder: fixtures' data and shared helpers.
+NOT_MIRRORS = {"data", "helpers", "__pycache__"}
+
+
+def test_the_tests_mirror_the_source_folders():
+    source = {p.name for p in (ROOT / "src" / "neurips_abstracts").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    tests = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()} - NOT_MIRRORS
+    assert tests == source
+
+
+def test_helpers_come_from_the_helpers_module_and_conftest_holds_fixtures():
+    import ast
+
+    from_conftest = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "conftest":
+                from_conftest.append(path.relative_to(ROOT).as_posix())
+    assert from_conftest == []
+    for conftest in sorted((ROOT / "tests").rglob("conftest.py")):
+        tree = ast.parse(conftest.read_text(encoding="utf-8"))
+        plain = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                 and not node.name.startswith("pytest_")
+                 and not any("fixture" in ast.unparse(d) for d in node.decorator_list)]
+        assert plain == [], f"{conftest.relative_to(ROOT)} holds helpers, not fixtures: {plain}"
