@@ -36,6 +36,13 @@ _SEPARATE = {"corpus": CORPUS_HINT, "slow": SLOW_HINT, "bench": BENCH_HINT}
 
 
 def pytest_configure(config):
+    # Ctrl-C as from a terminal: a shell that starts pytest in the background (a CI script's `&`,
+    # without job control) hands it SIGINT ignored, which Python keeps and every process a test
+    # starts inherits, so the tests of Ctrl-C would test nothing.
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
     config.addinivalue_line("markers", f"bench: tests of the benchmarks' baselines, which need the [bench] extra; run with {BENCH_HINT}")
     config.addinivalue_line("markers", "slow: left out of the default run: long runs (the first 40 of the id-history state machine's "
@@ -133,3 +140,18 @@ def releases(tmp_path_factory):
 def repo(tmp_path) -> Path:
     """A repository with two dumps added on two days (crawl dates known) and its first release."""
     return make_repo(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_kept():
+    """Every test leaves this process's SIGINT and SIGTERM handlers as it found them: one left
+    ignored would be inherited by every process a later test starts, and Ctrl-C tests would fail
+    far from the cause."""
+    import signal
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    after = {s: signal.getsignal(s) for s in before}
+    for s, handler in before.items():
+        signal.signal(s, handler)
+    assert after == before, f"the test changed the signal handlers: {after}"
