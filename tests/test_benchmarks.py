@@ -115,8 +115,7 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
     assert pq.read_table(tmp_path / "out" / "papers.parquet")["records"].to_pylist() == [3, 2]
 
 
-@pytest.mark.slow
-@pytest.mark.bench
+@pytest.mark.bench  # left out of the default run and of -m slow: it needs the [bench] extra
 def test_datatrove_baseline_calls_nothing_of_ours(tmp_path):
     from benchmarks.baselines import datatrove_dedup, datatrove_input
 

@@ -53,7 +53,7 @@ def run(
     text in other processes; they are shut down here. ``occurrences_ready(occurrences)`` is called
     as soon as the occurrences table can be produced, before the plain text is rendered. With
     fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
-    while the dumps are parsed, so a thread it starts is never forked (threads libraries run by
+    while the dumps are parsed, so a thread ``occurrences_ready`` starts is never forked (threads libraries run by
     then are: pyarrow's allocator's, and tqdm's monitor on a terminal); with spawn or forkserver,
     processes started later are not forks of this one.
     """
@@ -77,14 +77,13 @@ def run(
 
 
 def _run(
-    raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: str | Path | PreviousRelease | None,
+    raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: PreviousRelease | None,
     workers: int | None, occurrences_ready: Callable = lambda _: None,
-) -> tuple[BuildResult, PreviousRelease | None]:
-    prev = previous_release(raw_dir, previous)
+) -> BuildResult:
+    pool = Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir))  # a bad number, before any work
     with stage("read"):
-        dumps = read(raw_dir, prev)
-    pool = Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir))
-    return run(dumps, config, stage, prev, dataset_version(), pool, occurrences_ready), prev
+        dumps = read(raw_dir, previous)
+    return run(dumps, config, stage, previous, dataset_version(), pool, occurrences_ready)
 
 
 def produce(
@@ -102,7 +101,8 @@ def produce(
     ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
     from .release.contracts import check
 
-    result, prev = _run(raw_dir, config, stage, previous, workers)
+    prev = previous_release(raw_dir, previous)
+    result = _run(raw_dir, config, stage, prev, workers)
     try:
         check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
     except BaseException:
@@ -137,14 +137,13 @@ def build(
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
-        previous = anchored_previous(raw_dir, previous, fetched / "previous", restore=True)
-        return _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final)
+        reads, prev = anchored_previous(raw_dir, previous, fetched / "previous", writes=out)
+        return _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final)
 
 
-def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, docs, final) -> dict:
+def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final) -> dict:
     # refused by the guard before any work (``replace_dir``); a release read but not written
     # (publish's dist/) must survive
-    reads = [] if previous is None or isinstance(previous, PreviousRelease) or previous == BESIDE_RAW else [previous]
     guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
     built: list[BuildResult] = []
     refreshed: list[Path] = []
@@ -164,7 +163,7 @@ def _build(raw_dir, out, config, stage, previous, repo_id, workers, started, doc
                     pandera_schema("occurrences")
                     writing.append(writer.submit(write_occurrences, occurrences, tmp, config, stop))
 
-                result, prev = _run(raw_dir, config, stage, previous, workers, start_writing)
+                result = _run(raw_dir, config, stage, prev, workers, start_writing)
                 built.append(result)
                 with stage("contracts and write"):
                     write_dist(result, tmp, config, repo_id, prev, writing[0], writer)

@@ -233,7 +233,7 @@ REAL_SOURCES = ["seeds", pytest.param(2018, marks=pytest.mark.corpus), pytest.pa
 
 def shingles(text: str, n: int):
     """Sorted unique 64-bit hashes of the case-folded word n-grams of ``text`` (the package
-    hashes them a batch at a time: ``dedup.shingle_many``)."""
+    hashes them a batch at a time: ``dedup.shingles.shingle_many``)."""
     from neurips_abstracts.dedup.shingles import shingle_many
 
     return shingle_many(n, [text])[0]

@@ -216,3 +216,14 @@ def test_a_release_a_killed_build_moved_aside_is_restored_before_it_is_read(proj
     assert r.returncode == 0, r.stderr
     assert ids_of(project / "dist") == before
     assert sorted(p.name for p in project.iterdir() if "neurips-abstracts" in p.name) == []
+
+
+def test_a_refused_build_leaves_a_killed_build_s_litter_where_it_is(project):
+    """The litter is put back only by a build that replaces the release beside raw/ (and holds
+    its lock); a build refused by the guard (here: into raw/ itself) changes nothing."""
+    litter = project / ".dist.neurips-abstracts-old-4194302-abc123"
+    (project / "dist").rename(litter)
+    before = snapshot(project)
+    r = run_cli("build", "--out", "raw", cwd=project)
+    assert r.returncode == 1 and "internal error" not in r.stderr
+    assert snapshot(project) == before and litter.is_dir() and not (project / "dist").exists()

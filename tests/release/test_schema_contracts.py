@@ -148,8 +148,8 @@ def test_a_build_breaking_a_contract_leaves_dist_as_it_was(tmp_path, monkeypatch
         real = build_module._run
 
         def tampered(*args, **kwargs):
-            result, prev = real(*args, **kwargs)
-            return dataclasses.replace(result, papers=set_cell(result.papers, "n_occurrences", 0, 7)), prev
+            result = real(*args, **kwargs)
+            return dataclasses.replace(result, papers=set_cell(result.papers, "n_occurrences", 0, 7))
 
         monkeypatch.setattr(build_module, "_run", tampered)
     error, message = {"row": (ContractError, "schema"), "across": (ContractError, "n_occurrences"),

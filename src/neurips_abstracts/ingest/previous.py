@@ -219,12 +219,17 @@ def previous_release(
     if previous == BESIDE_RAW:
         beside = release_beside(raw_dir)
         return read_previous(beside) if is_release(beside) else None
+    return release_at(previous)
+
+
+def release_at(folder: str | Path) -> PreviousRelease:
+    """The release in ``folder``, read; DumpError naming it if it is none."""
     try:
-        return read_previous(previous)
+        return read_previous(folder)
     except DumpError:
         raise
     except ValueError as exc:
-        raise DumpError(str(previous), str(exc).partition(": ")[2] or str(exc)) from None
+        raise DumpError(str(folder), str(exc).partition(": ")[2] or str(exc)) from None
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:

@@ -4,12 +4,14 @@ published before, and a published release read back from git history."""
 from __future__ import annotations
 
 import subprocess
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.guard import remove_litter
+from ..core.guard import check_replaceable, remove_litter, resolve
+from ..core.lock import writing
 from ..core.names import MANIFEST, SUMS, release_beside
-from ..ingest.previous import BESIDE_RAW, is_release
+from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
 from .contents import CHANGELOG, latest_release
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
@@ -77,28 +79,40 @@ def release_from_git(spec: str, repo: Path, into: Path) -> Path:
     return into
 
 
-def anchored_previous(raw_dir: str | Path, previous, into: Path, restore: bool = False):
-    """``previous`` as a build reads it: a folder or a release already read as given; a released
-    version or git revision read from the project's git history into ``into``. The release beside
-    raw/ by default, refused (one line naming the ways out) where it is missing or incomplete
-    although the project has published before. ``restore`` (a build, which holds the lock of the
-    release it writes): a release beside raw/ that a killed build moved aside comes back first."""
-    if restore:
-        beside = release_beside(raw_dir)
-        remove_litter(beside.parent, beside.name)
+def anchored_previous(raw_dir: str | Path, previous, into: Path, writes: str | Path | None = None
+                      ) -> tuple[list[str], PreviousRelease | None]:
+    """The release a build anchors its ids to, read: ``previous`` as given (a folder, or a release
+    already read), a released version or git revision read from the project's git history into
+    ``into``, ``hub:vX.Y.Z`` from the Hub, or by default the release beside raw/, refused (one line
+    naming the ways out) where it is missing or incomplete although the project has published
+    before; None for a first release. Also returns the folders read (a release read but not
+    written must survive the build: see ``guard``).
+
+    ``writes``: the folder a build replaces, whose lock it holds. If the build reads or replaces
+    the release beside raw/ and a killed build left it moved aside, it is put back first (under
+    its lock), once the guard has agreed to ``writes``: a refused build changes nothing."""
+    beside = release_beside(raw_dir)
+    if writes is not None and (previous == BESIDE_RAW or resolve(beside) == resolve(Path(writes))):
+        check_replaceable(Path(writes), raw=[raw_dir])
+        with ExitStack() as held:
+            if resolve(beside) != resolve(Path(writes)):
+                held.enter_context(writing(beside))
+            remove_litter(beside.parent, beside.name)
+    if previous is None or isinstance(previous, PreviousRelease):
+        return [], previous
     if previous == BESIDE_RAW:
-        beside = release_beside(raw_dir)
-        if not is_release(beside):
-            evidence = published_before(beside.parent)
-            if evidence:
-                what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
-                raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
-        return previous
+        if is_release(beside):
+            return [], read_previous(beside)
+        evidence = published_before(beside.parent)
+        if evidence:
+            what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
+            raise missing_previous(beside, f"the release beside raw/ is {what}", evidence)
+        return [], None
     if isinstance(previous, str) and previous.startswith(HUB_PREFIX):  # the published record itself
         from ..core.resources import hub_repo
         from .hub_record import fetch_release
 
-        return str(fetch_release(hub_repo(), previous[len(HUB_PREFIX):], into))
-    if isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
-        return release_from_git(previous, release_beside(raw_dir).parent, into)
-    return previous
+        previous = str(fetch_release(hub_repo(), previous[len(HUB_PREFIX):], into))
+    elif isinstance(previous, str) and not Path(previous).exists() and not Path(previous).is_symlink():
+        previous = release_from_git(previous, beside.parent, into)
+    return [previous], release_at(previous)

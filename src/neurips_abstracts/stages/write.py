@@ -65,7 +65,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
     to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
     project's hub-repo). The occurrences table is being checked and written meanwhile
-    (``_write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
+    (``write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
     are written by ``writer`` while this thread checks the contracts across tables. A
     ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
     from ..release import croissant, datapackage, contents as release, texts
