@@ -221,7 +221,9 @@ def test_edited_published_dump_is_refused_by_build_and_validate(repo):
     assert {p.relative_to(repo): p.read_bytes() for p in (repo / "dist").rglob("*") if p.is_file()} == before
 
     proc = run_cli("validate", "--raw", str(repo / "raw"))
-    assert proc.returncode == 1 and "[edited]" in proc.stdout and dump.name in proc.stdout
+    edited = [line for line in proc.stdout.splitlines() if "[edited]" in line]
+    assert proc.returncode == 1 and len(edited) == 1, proc.stdout  # one edit, one error: the build's
+    assert dump.name in edited[0] and f":{target + 1}:" in edited[0]
 
 
 def test_edited_dump_not_yet_published_is_refused_by_its_metadata(tmp_path):
