@@ -2,6 +2,7 @@
 where ../shared is missing."""
 
 import shutil
+from pathlib import Path
 import subprocess
 import sys
 
@@ -52,24 +53,45 @@ def test_corpus_tests_are_deselected_by_default_and_fail_without_shared(tmp_path
 NOT_MIRRORS = {"data", "helpers", "__pycache__"}
 
 
+def imported_modules(path: Path) -> set[str]:
+    """The modules a file imports (``from a.b import c`` gives ``a.b`` and ``a.b.c``)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            found.add(base)
+            found.update(f"{base}.{a.name}" if base else a.name for a in node.names)
+    return found
+
+
 def test_the_tests_mirror_the_source_folders():
     source = {p.name for p in (ROOT / "src" / "neurips_abstracts").iterdir() if p.is_dir() and p.name != "__pycache__"}
     tests = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir()} - NOT_MIRRORS
     assert tests == source
+    for folder in sorted(tests):  # and each folder tests its source folder
+        package = f"neurips_abstracts.{folder}"
+        assert any(m == package or m.startswith(package + ".") for f in (ROOT / "tests" / folder).glob("test_*.py")
+                   for m in imported_modules(f)), f"tests/{folder}/ imports nothing of {package}"
 
 
-def test_helpers_come_from_the_helpers_module_and_conftest_holds_fixtures():
+def test_helpers_come_from_the_helpers_module_and_conftest_holds_fixtures(tmp_path):
     import ast
 
-    from_conftest = []
-    for path in sorted((ROOT / "tests").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1] == "conftest":
-                from_conftest.append(path.relative_to(ROOT).as_posix())
-    assert from_conftest == []
+    def conftest_imports(path: Path) -> bool:
+        return any(m.split(".")[-1] == "conftest" for m in imported_modules(path))
+
+    assert [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "tests").rglob("*.py")) if conftest_imports(p)] == []
+    for text in ("from tests import conftest\n", "from . import conftest\n", "import tests.conftest\n",
+                 "from .conftest import x\n"):
+        (tmp_path / "t.py").write_text(text)
+        assert conftest_imports(tmp_path / "t.py"), text
     for conftest in sorted((ROOT / "tests").rglob("conftest.py")):
         tree = ast.parse(conftest.read_text(encoding="utf-8"))
-        plain = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+        plain = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
                  and not node.name.startswith("pytest_")
-                 and not any("fixture" in ast.unparse(d) for d in node.decorator_list)]
+                 and not any("fixture" in ast.unparse(d) for d in getattr(node, "decorator_list", []))]
         assert plain == [], f"{conftest.relative_to(ROOT)} holds helpers, not fixtures: {plain}"

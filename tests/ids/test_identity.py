@@ -22,7 +22,6 @@ from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions
-from neurips_abstracts.stages import near_dup as near_dup_stage
 from neurips_abstracts.ids.identity import Founding, assign_ids, new_paper_id
 from neurips_abstracts.ingest.previous import PreviousRelease, record_key
 from neurips_abstracts.release.diff import compare, load_side
@@ -430,24 +429,6 @@ def test_previous_release_knows_each_dumps_sha256_from_its_records(seeds_dist, t
 
     (bare / "SHA256SUMS").write_text(sha256sums(bare))  # as such a release listed its files
     assert read_previous(bare).dump_sha256 == expected
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-1, 3)), max_size=40))
-def test_paper_versions_follow_the_plain_rule(versions_drawn):
-    # roots as clustering gives them (each version's root no larger than it and its own root),
-    # then the rule as written: a paper per root in order, its newest crawl, the first on ties
-    roots, newest = [], []
-    for v, (back, crawl) in enumerate(versions_drawn):
-        target = max(0, v - back)
-        roots.append(roots[target] if target < v else v)
-        newest.append(crawl)
-    members: dict[int, list[int]] = {}
-    for v, root in enumerate(roots):
-        members.setdefault(root, []).append(v)
-    got = near_dup_stage._paper_versions(np.array(roots, dtype=np.int64), np.array(newest, dtype=np.int64))
-    assert [a.tolist() for a in got] == [
-        list(members), [max(vs, key=newest.__getitem__) for vs in members.values()], [len(vs) for vs in members.values()]]
 
 
 @settings(max_examples=100, deadline=None)
