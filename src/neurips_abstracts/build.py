@@ -212,13 +212,16 @@ def check(
     DATASHEET.md and the blocks of README.md and CONTRIBUTING.md a build makes."""
     from .release.docs import stale
 
+    beside = Path(dist).resolve() == release_beside(raw_dir).resolve()
     if not Path(dist).exists():
+        if beside:  # where the project has published, refused with the ways out a build names
+            anchored_previous(raw_dir, BESIDE_RAW, Path())
         raise DumpError(str(dist), f"no such folder: nothing to compare; build it first (build --out {dist})")
     if not Path(dist).is_dir():
         raise DumpError(str(dist), "not a folder: give the dist/ folder to compare")
     # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it
     if not is_release(dist):  # its ids cannot be kept: a build that keeps none is refused where any were published
-        anchored_previous(raw_dir, BESIDE_RAW if Path(dist).resolve() == release_beside(raw_dir).resolve() else None, Path())
+        anchored_previous(raw_dir, BESIDE_RAW if beside else None, Path())
     previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
         fresh = tmp / "dist"

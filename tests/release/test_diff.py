@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from neurips_abstracts.build import build
+from neurips_abstracts.core.errors import DumpError
 from neurips_abstracts.release.diff import (
     compare,
     load_side,
@@ -165,7 +166,7 @@ def test_changelog_entry_written_once(builds, tmp_path):
     assert text.index("## 1.1.0 (2026-12-01)\n") < text.index("## 1.0.0")
     n = d["old"]["counts"]["papers"]
     assert f"Papers: {n} → {n + 2} (2 added, 0 merged into older papers, 0 removed, 1 with a revised abstract)." in text
-    with pytest.raises(ValueError, match="already has an entry"):
+    with pytest.raises(DumpError, match="already has an entry"):
         write_changelog(d, log)
 
 

@@ -325,6 +325,7 @@ def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
 
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
     if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):
-        raise ValueError(f"{path.name} already has an entry for {d['new']['version']}: bump the version in pyproject.toml")
+        raise DumpError(path.name, f"already has an entry for {d['new']['version']}: the release steps are done for "
+                                   "it; bump the version in pyproject.toml for the next one")
     title, _, rest = text.partition("\n\n")
     path.write_text(f"{title}\n\n{changelog_entry(d, day)}\n{rest}", encoding="utf-8", newline="\n")
