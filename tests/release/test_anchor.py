@@ -227,3 +227,14 @@ def test_a_refused_build_leaves_a_killed_build_s_litter_where_it_is(project):
     r = run_cli("build", "--out", "raw", cwd=project)
     assert r.returncode == 1 and "internal error" not in r.stderr
     assert snapshot(project) == before and litter.is_dir() and not (project / "dist").exists()
+
+
+def test_add_refuses_to_compare_with_a_deleted_dist(project, tmp_path):
+    """add tells what a dump does to the published papers: with dist/ deleted where the project
+    has published, it is refused with the ways out, not told that every paper is new."""
+    dump = tmp_path / "new.txt"
+    dump.write_text("NeurIPS 2026 论文列表\n\nA new abstract about sparse regret bounds for bandits with graphs.\n",
+                    encoding="utf-8")
+    shutil.rmtree(project / "dist")
+    line = refused(project, "add", str(dump), "--dry-run", names="dist")
+    assert "git checkout -- dist" in line and "every paper is new" not in line

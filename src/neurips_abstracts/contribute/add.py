@@ -130,9 +130,12 @@ def plan_add(
 
 
 def _previous(raw: Path):
-    from ..ingest.previous import previous_release
+    """The release beside ``raw``; refused, naming the ways out, where it is missing although the
+    project has published (what a dump changes cannot be told against nothing)."""
+    from ..ingest.previous import BESIDE_RAW
+    from ..release.anchor import anchored_previous
 
-    return previous_release(raw)
+    return anchored_previous(raw, BESIDE_RAW, Path())[1]
 
 
 def add_dump(
