@@ -152,27 +152,25 @@ def add_dump(
     (nothing written) on any error ``validate`` reports, on a bad date or URL, and if the dump is
     already in ``raw_dir``. ``added`` defaults to today's date (UTC).
     """
-    from ..core.lock import writing
-
-    with writing(raw_dir):
-        plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
+    with planned(path, raw_dir, crawled_at, source_url, added=added, config=config, compare=False) as (plan, _):
         return (*land(plan), plan.findings)
 
 
 @contextmanager
 def planned(path: str | Path, raw_dir: str | Path, crawled_at: str | None, source_url: str | None,
-            hold: bool = True) -> Iterator[tuple[Plan, "Impact"]]:
-    """The plan of adding the dump at ``path`` to ``raw_dir`` and what it does to the release
-    beside it, with ``raw_dir`` held (``hold``: against every other writer, from this reading to
-    the caller's ``land``; a dry run holds nothing). AddError, DumpError or ContractError as
-    ``plan_add`` and ``impact`` raise them."""
+            hold: bool = True, added: str | None = None, config: BuildConfig = DEFAULT_CONFIG,
+            compare: bool = True) -> Iterator[tuple[Plan, "Impact | None"]]:
+    """The plan of adding the dump at ``path`` to ``raw_dir`` and, with ``compare``, what it does
+    to the release beside it, with ``raw_dir`` held (``hold``: against every other writer, from
+    this reading to the caller's ``land``; a dry run holds nothing). AddError, DumpError or
+    ContractError as ``plan_add`` and ``impact`` raise them."""
     from ..core.lock import writing
 
     with ExitStack() as held:
         if hold:
             held.enter_context(writing(raw_dir))
-        plan = plan_add(path, raw_dir, crawled_at=crawled_at, source_url=source_url)
-        yield plan, impact(plan)
+        plan = plan_add(path, raw_dir, crawled_at, source_url, added, config)
+        yield plan, impact(plan, config) if compare else None
 
 
 def land(plan: Plan) -> tuple[Path, Path]:

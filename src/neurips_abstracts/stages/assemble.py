@@ -16,6 +16,7 @@ from ..release.occurrences import RELATIONS, Occurrences, dense, occurrence_ids
 from .identify import Identified
 from .near_dup import Papers
 from .parse import Parsed
+from .render import Rendered
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,9 @@ def assemble_occurrences(parsed: Parsed, papers: Papers, identified: Identified)
     )
 
 
-def assemble(parsed: Parsed, papers: Papers, identified: Identified, rendered: dict[str, pa.Array],
+def assemble(parsed: Parsed, papers: Papers, identified: Identified, rendered: Rendered,
              occurrences: Occurrences) -> tuple[pa.Table, pa.Table]:
-    """The papers and ids tables (``rendered``: the columns of the render stage)."""
+    """The papers and ids tables."""
     canonical = papers.canonical
     record = parsed.versions.first.array()[canonical]  # each paper's canonical occurrence
     dump = parsed.dump[record]
@@ -56,7 +57,7 @@ def assemble(parsed: Parsed, papers: Papers, identified: Identified, rendered: d
         "paper_id": occurrences.version_paper.take(canonical),
         "venue": pa.array([d.venue for d in parsed.dumps]).take(dump),
         "year": pa.array([d.year for d in parsed.dumps]).take(dump),
-        **rendered,
+        **rendered.columns(),
         "n_occurrences": papers.n_records,
         "n_versions": papers.n_versions,
         "first_source_file": occurrences.files.take(parsed.dump[papers.founding_record]),

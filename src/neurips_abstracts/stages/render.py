@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import pyarrow as pa
 
@@ -18,7 +19,20 @@ RENDER_CHUNK = 2_500
 RENDERED = ("abstract", "abstract_plain", "urls", "word_count")  # the papers' columns this stage makes
 
 
-def render(parsed: Parsed, papers: Papers, workers: Workers | None = None) -> dict[str, pa.Array]:
+@dataclass(frozen=True)
+class Rendered:
+    """The papers' columns this stage makes (``RENDERED``), one value per paper in ``Papers`` order."""
+
+    abstract: pa.Array
+    abstract_plain: pa.Array
+    urls: pa.Array
+    word_count: pa.Array
+
+    def columns(self) -> dict[str, pa.Array]:
+        return {name: getattr(self, name) for name in RENDERED}
+
+
+def render(parsed: Parsed, papers: Papers, workers: Workers | None = None) -> Rendered:
     """The ``RENDERED`` columns of ``papers``. Nothing after this stage needs the distinct texts:
     those of no paper's canonical version are freed now, the others as they are copied into Arrow."""
     abstracts = [parsed.versions.text[v] for v in papers.canonical.tolist()]
@@ -26,7 +40,7 @@ def render(parsed: Parsed, papers: Papers, workers: Workers | None = None) -> di
     chunks = render_papers(abstracts, workers)
     if workers is not None:
         workers.close()  # the last stage of the pool's work: the workers hold memory
-    return joined(chunks)
+    return Rendered(**joined(chunks))
 
 
 def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[str, list[pa.Array]]:
