@@ -1,5 +1,6 @@
-"""What anchors a build's ids when no release lies beside raw/: whether the project has
-published before, and a published release read back from git history."""
+"""What anchors a build's ids (``anchored_previous``): the release beside raw/, one named by
+folder, version, git revision or Hub tag, read back from git history or the Hub, and, where no
+release lies beside raw/, whether the project has published before."""
 
 from __future__ import annotations
 
