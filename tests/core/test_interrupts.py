@@ -270,9 +270,9 @@ with writing(sys.argv[1]):
     if child == 0:
         if sys.argv[3] == "close":
             close_inherited()  # what a build's worker does as it starts
+        open(sys.argv[2], "w").write(str(os.getpid()))  # ready once closed: the test kills the holder then
         time.sleep(60)
         os._exit(0)
-    open(sys.argv[2], "w").write(str(child))
     time.sleep(120)
 """
 
