@@ -318,9 +318,10 @@ def test_ids_hold_under_any_history():
 
 # The long run's budget: the first HISTORY_SEQUENCES of its derandomized sequences (the same
 # ones on every machine), about a minute and a half of CI's slow suite on 2 cores at 30 (at 40,
-# two minutes left .ci/run a quarter of a minute under its ten); the scheduled workflow runs all 200 (NEURIPS_ABSTRACTS_HISTORY_SEQUENCES=200). A time budget
-# proper (stop when time runs out) would make the sequences run depend on the machine's speed,
-# and hypothesis refuses a test whose examples change from run to run.
+# two minutes left .ci/run a quarter of a minute under its ten); the scheduled workflow runs
+# all 200 (NEURIPS_ABSTRACTS_HISTORY_SEQUENCES=200). A time budget proper (stop when time runs
+# out) would make the sequences run depend on the machine's speed, and hypothesis refuses a test
+# whose examples change from run to run.
 HISTORY_SEQUENCES = int(os.environ.get("NEURIPS_ABSTRACTS_HISTORY_SEQUENCES", "30"))
 
 
