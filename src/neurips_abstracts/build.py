@@ -53,9 +53,9 @@ def run(
     text in other processes; they are shut down here. ``occurrences_ready(occurrences)`` is called
     as soon as the occurrences table can be produced, before the plain text is rendered. With
     fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
-    while the dumps are parsed, so a thread ``occurrences_ready`` starts is never forked (threads libraries run by
-    then are: pyarrow's allocator's, and tqdm's monitor on a terminal); with spawn or forkserver,
-    processes started later are not forks of this one.
+    while the dumps are parsed, so a thread ``occurrences_ready`` starts is never forked
+    (threads libraries run by then are: pyarrow's allocator's, and tqdm's monitor on a
+    terminal); with spawn or forkserver, processes started later are not forks of this one.
     """
     with workers or Workers(DEFAULT_WORKERS) as pool:
         parsed = parse(dumps, config, pool, stage)
