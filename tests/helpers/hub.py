@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -31,33 +30,33 @@ def folder_digest(*folders):
     return h.hexdigest()
 
 
-def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False):
+def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False, env=None):
     """`publish` run as a user runs it against the test Hub, with HF_ENDPOINT, HF_HOME and
-    HF_TOKEN set. huggingface_hub reads the first two (and HF_HUB_DISABLE_XET) once, when it is
-    imported: ``process=True`` runs a new process with the variables themselves; otherwise the
-    command runs in this process with huggingface_hub's settings made as those variables make them."""
-    # Without hf_xet's CAS server here, the client's LFS batch path is the one under test.
+    HF_TOKEN set (and ``env``). huggingface_hub reads the first two once, when it is imported:
+    ``process=True`` runs a new process with the variables themselves; otherwise the command runs
+    in this process with huggingface_hub's settings made as those variables make them. Files go
+    through hf_xet to the test Hub's Xet storage, as they do for every user. hf_xet reads its
+    HF_XET_* settings once per process: a test of them runs a new process."""
     hf_home = project.parent / "hf-home"
     env = {"HF_ENDPOINT": endpoint or hub.endpoint, "HF_HOME": str(hf_home), "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HUB_DISABLE_XET": "1", "HF_TOKEN": token or ""}
+           "HF_TOKEN": token or "", **(env or {})}
     args = ("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args)
     if process:
         proc = run_process(*args, env=env)
     else:
         from huggingface_hub import constants
-        from huggingface_hub.utils import _http
 
+        sleep = time.sleep
         with pytest.MonkeyPatch.context() as mp:
-            # huggingface_hub's own retries wait 1 s, then 2 s...: a hundredth of that here (how
-            # long it waits is the library's business; that it retries is what the tests read)
-            mp.setattr(_http, "time", SimpleNamespace(**{**vars(_http.time), "sleep": lambda s: time.sleep(s / 100)}))
+            # huggingface_hub's own retries wait 1 s, then 2 s..., and publish waits what Retry-After
+            # asks: a hundredth of that here (how long they wait is checked where it matters)
+            mp.setattr(time, "sleep", lambda s: sleep(s / 100))
             mp.setattr(constants, "ENDPOINT", env["HF_ENDPOINT"])
             mp.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", env["HF_ENDPOINT"] + "/{repo_id}/resolve/{revision}/{filename}")
             mp.setattr(constants, "HF_HOME", str(hf_home))
             mp.setattr(constants, "HF_TOKEN_PATH", str(hf_home / "token"))
             mp.setattr(constants, "HF_STORED_TOKENS_PATH", str(hf_home / "stored_tokens"))
             mp.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", True)
-            mp.setattr(constants, "HF_HUB_DISABLE_XET", True)
             proc = run_cli(*args, env={"HF_TOKEN": env["HF_TOKEN"]})
     for secret in (TOKEN, OTHER):
         assert secret not in proc.stdout and secret not in proc.stderr

@@ -25,12 +25,11 @@ import fnmatch
 import hashlib
 import json
 import re
-import socket
-import struct
-import threading
+import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, unquote, urlparse
+
+from tests.hub.server import Fault, RawFile, Request, Server
+from tests.hub.xet_storage import XET_TOKEN, Storage
 
 
 LFS_THRESHOLD = 10 * 1024 * 1024
@@ -49,27 +48,6 @@ STEPS = {
     "tag": ("POST", r"^/api/datasets/[^/]+/[^/]+/tag/"),
 }
 SKIP = {"applied-commit check": 1}  # matching requests of earlier steps
-STALL_SECONDS = 30  # how long a "timeout" fault holds a connection at most (the client gives up first)
-
-
-@dataclass
-class Fault:
-    """``kind`` is an HTTP status as a string ("503"), "timeout" or "reset"."""
-
-    kind: str
-    after: bool = False  # apply the request first, then fail: the client never learns it went through
-    method: str | None = None  # with ``path``: the requests it matches
-    path: str | None = None
-    nth: int | None = None  # or: the Nth request the Hub receives (1-based)
-    skip: int = 0  # matching requests to let through first
-
-    def matches(self, number: int, method: str, path: str) -> bool:
-        if self.nth is not None:
-            return number == self.nth
-        if method != self.method or re.search(self.path, path) is None:
-            return False
-        self.skip -= 1
-        return self.skip < 0
 
 
 def git_blob_oid(data: bytes) -> str:
@@ -117,46 +95,23 @@ class Repo:
         return "lfs" if size >= LFS_THRESHOLD or b"\0" in sample else "regular"
 
 
-@dataclass
-class RawFile:
-    """A file's bytes as the Hub's resolve URL serves them, with the headers hf_hub_download reads."""
-
-    data: bytes
-    headers: dict
-
-
-@dataclass
-class Request:
-    method: str
-    path: str
-    query: dict
-    headers: dict  # lower-case names
-    body: bytes
-
-
-class Hub:
+class Hub(Server):
     def __init__(self, users: dict[str, tuple[str, list[str]]]):
         """``users``: token -> (user name, organisations it may write to)."""
+        super().__init__()
         self.users = users
         self.repos: dict[str, Repo] = {}
-        self.requests: list[Request] = []
-        self.faults: list[Fault] = []  # each used once, the first that matches a request
-        self.injected: list[tuple[Fault, "Request"]] = []  # faults that happened, with their request
-        self.stalls = threading.Event()  # set on exit: releases the connections "timeout" faults hold
         self.before_commit = None  # callable(hub, repo_id) run when a commit arrives
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.storage = Storage()
+        self.storage_endpoint = self.storage.endpoint  # what the token routes hand out (another: storage down)
 
     def __enter__(self) -> "Hub":
-        self.thread.start()
-        return self
+        self.storage.__enter__()
+        return super().__enter__()
 
     def __exit__(self, *exc) -> None:
-        self.stalls.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(*exc)
+        self.storage.__exit__(*exc)
 
     def add_repo(self, repo_id: str, owner: str, files: dict[str, bytes] | None = None) -> Repo:
         repo = self.repos[repo_id] = Repo(owner=owner, private=False)
@@ -164,20 +119,10 @@ class Hub:
         repo.branches["main"] = first.oid
         return repo
 
-    def fail(self, method: str, path_regex: str, status: int | str, times: int = 1, after: bool = False,
-             skip: int = 0) -> None:
-        """Fail ``times`` matching requests, after letting ``skip`` through, with ``status`` (or
-        "timeout", "reset"): instead of handling them, or, with ``after``, once they were handled
-        (the client never learns they succeeded)."""
-        self.faults.extend(Fault(str(status), after, method, path_regex, skip=skip) for _ in range(times))
-
-    def fail_step(self, step: str, kind: str, times: int = 1, after: bool = False) -> None:
+    def fail_step(self, step: str, kind: str, times: int = 1, after: bool = False,
+                  retry_after: str | None = None) -> None:
         """Fail the next ``times`` requests of a publish step (a key of ``STEPS``)."""
-        self.fail(*STEPS[step], kind, times=times, after=after, skip=SKIP.get(step, 0))
-
-    def fail_nth(self, n: int, kind: str, after: bool = False) -> None:
-        """Fail the Nth request the Hub receives, counting from 1 since it started."""
-        self.faults.append(Fault(str(kind), after, nth=n))
+        self.fail(*STEPS[step], kind, times=times, after=after, skip=SKIP.get(step, 0), retry_after=retry_after)
 
     def step_requests(self, step: str) -> list["Request"]:
         method, path = STEPS[step]
@@ -196,97 +141,6 @@ class Hub:
 
     def lfs_uploads(self) -> list[Request]:
         return [r for r in self.requests if r.method == "PUT" and r.path.startswith("/lfs-upload/")]
-
-    def _handler(self):
-        hub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args) -> None:  # keep test output quiet
-                pass
-
-            def _send(self, status: int, payload=None) -> None:
-                if isinstance(payload, RawFile):
-                    self.send_response(status)
-                    for name, value in {**payload.headers, "Content-Length": str(len(payload.data))}.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    if self.command != "HEAD":
-                        self.wfile.write(payload.data)
-                    return
-                body = json.dumps(payload if payload is not None else {}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                if status >= 400:
-                    self.send_header("X-Error-Message", (payload or {}).get("error", "error"))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _handle(self, method: str) -> None:
-                url = urlparse(self.path)
-                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-                    body = self._read_chunked()
-                else:
-                    length = int(self.headers.get("Content-Length") or 0)
-                    body = self.rfile.read(length) if length else b""
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                req = Request(method, unquote(url.path), parse_qs(url.query), headers, body)
-                with hub.lock:
-                    hub.requests.append(req)
-                    number = len(hub.requests)
-                    # every fault sees every request: each counts the matches it skips
-                    fault = next(iter([f for f in hub.faults if f.matches(number, method, req.path)]), None)
-                    if fault is not None:
-                        hub.faults.remove(fault)
-                        hub.injected.append((fault, req))
-                    if fault is None or fault.after:
-                        try:
-                            status, payload = hub.route(req)
-                        except Exception as exc:  # a bug in the test hub must show, not hang the client
-                            status, payload = 500, {"error": f"test hub error: {exc!r}"}
-                if fault is None:
-                    return self._send(status, payload)
-                self._inject(fault)
-
-            def _inject(self, fault: Fault) -> None:
-                self.close_connection = True
-                if fault.kind == "timeout":  # no answer until the client gives up and closes
-                    hub.stalls.wait(STALL_SECONDS)
-                elif fault.kind == "reset":  # RST instead of an answer
-                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                    self.connection.close()
-                else:
-                    when = "after applying the request" if fault.after else "instead of handling the request"
-                    self._send(int(fault.kind), {"error": f"injected {fault.kind} {when}"})
-
-            def _read_chunked(self) -> bytes:
-                body = b""
-                while True:
-                    size = int(self.rfile.readline().split(b";")[0].strip(), 16)
-                    if size == 0:
-                        self.rfile.readline()
-                        return body
-                    body += self.rfile.read(size)
-                    self.rfile.readline()
-
-            def do_GET(self):
-                self._handle("GET")
-
-            def do_HEAD(self):
-                self._handle("HEAD")
-
-            def do_POST(self):
-                self._handle("POST")
-
-            def do_DELETE(self):
-                self._handle("DELETE")
-
-            def do_PUT(self):
-                self._handle("PUT")
-
-        return Handler
 
     # --- routing -----------------------------------------------------------------------------
 
@@ -307,6 +161,9 @@ class Hub:
         m = re.fullmatch(r"/datasets/([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
         if m:  # a file of a public repository: what hf_hub_download fetches, no token needed
             return self._resolve(*m.groups())
+        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/xet-read-token/([^/]+)", path)
+        if m:  # a public repository's files are readable without a token, from Xet storage too
+            return (404, {"error": "Repository not found"}) if m[1] not in self.repos else self._xet_token()
         if path == "/api/whoami-v2":
             if not user:
                 return 401, {"error": "Invalid credentials in Authorization header"}
@@ -330,7 +187,7 @@ class Hub:
                 return 409, {"error": "You already created this dataset repo", "url": f"{self.endpoint}/datasets/{repo_id}"}
             self.add_repo(repo_id, owner).private = bool(data.get("private"))
             return 200, {"url": f"{self.endpoint}/datasets/{repo_id}"}
-        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(refs|tree|preupload|commit|commits|tag|revision)(?:/([^/]+))?(?:/(.*))?", path)
+        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/(refs|tree|preupload|commit|commits|tag|revision|xet-write-token)(?:/([^/]+))?(?:/(.*))?", path)
         if not m:
             return 404, {"error": f"no route {req.method} {path}"}
         repo_id, action, rev, rest = m.groups()
@@ -367,6 +224,8 @@ class Hub:
             return 200, history
         if not writable:
             return 403, {"error": "You don't have the rights to write to this repository"}
+        if action == "xet-write-token":
+            return self._xet_token()
         if action == "preupload":
             answers = []
             head = repo.commits[repo.branches[rev]] if rev in repo.branches else None
@@ -395,7 +254,9 @@ class Hub:
                     files[path] = base64.b64decode(item["value"]["content"])
                     lfs.discard(path)
                 elif item["key"] == "lfsFile":
-                    data = repo.lfs_objects.get(item["value"]["oid"])
+                    oid = item["value"]["oid"]  # a sha256, of an LFS object or of a file in Xet storage
+                    xet = self.storage.file_hash(oid)
+                    data = repo.lfs_objects.get(oid) if xet is None else self.storage.file_bytes(xet)
                     if data is None or len(data) != item["value"]["size"]:
                         return 422, {"error": f"LFS object {item['value']['oid']} for {path} was never uploaded"}
                     files[path] = data
@@ -436,16 +297,32 @@ class Hub:
         data = repo.commits[oid].files.get(path)
         if data is None:
             return 404, {"error": "Entry not found"}
-        etag = hashlib.sha256(data).hexdigest() if path in repo.commits[oid].lfs else git_blob_oid(data)
-        return 200, RawFile(data, {"X-Repo-Commit": oid, "ETag": f'"{etag}"', "Content-Type": "application/octet-stream"})
+        is_lfs = path in repo.commits[oid].lfs
+        etag = hashlib.sha256(data).hexdigest() if is_lfs else git_blob_oid(data)
+        headers = {"X-Repo-Commit": oid, "ETag": f'"{etag}"', "Content-Type": "application/octet-stream"}
+        xet = self.storage.file_hash(etag) if is_lfs else None
+        if xet is not None:  # where hf_xet downloads it from, and the route of its read token
+            route = f"{self.endpoint}/api/datasets/{repo_id}/xet-read-token/{oid}"
+            headers.update({"X-Xet-Hash": xet, "X-Xet-Refresh-Route": route, "Link": f'<{route}>; rel="xet-auth"',
+                            "X-Linked-Size": str(len(data)), "X-Linked-Etag": f'"{etag}"'})
+        return 200, RawFile(data, headers)
 
-    @staticmethod
-    def _tree_entry(path: str, data: bytes, is_lfs: bool) -> dict:
+    def _xet_token(self):
+        """The short-lived token of the Xet storage, in the headers and the body a Hub answers."""
+        expires = int(time.time()) + 3600
+        headers = {"X-Xet-Cas-Url": self.storage_endpoint, "X-Xet-Access-Token": XET_TOKEN,
+                   "X-Xet-Token-Expiration": str(expires), "Content-Type": "application/json"}
+        body = json.dumps({"casUrl": self.storage_endpoint, "accessToken": XET_TOKEN, "exp": expires}).encode()
+        return 200, RawFile(body, headers)
+
+    def _tree_entry(self, path: str, data: bytes, is_lfs: bool) -> dict:
         if not is_lfs:
             return {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(data)}
         pointer = lfs_pointer(data)
+        sha256 = hashlib.sha256(data).hexdigest()
+        xet = self.storage.file_hash(sha256)
         return {"type": "file", "path": path, "size": len(data), "oid": git_blob_oid(pointer),
-                "lfs": {"oid": hashlib.sha256(data).hexdigest(), "size": len(data), "pointerSize": len(pointer)}}
+                "lfs": {"oid": sha256, "size": len(data), "pointerSize": len(pointer)}, **({"xetHash": xet} if xet else {})}
 
     def _lfs_batch(self, req: Request, user, repo_id: str):
         """The git LFS batch API (upload): storage actions for objects the repository lacks."""

@@ -59,7 +59,7 @@ def older_release(built_project, tmp_path_factory):
 
 
 def hub_env(hub, project):
-    return {"HF_ENDPOINT": hub.endpoint, "HF_HOME": str(project.parent / "hf-home"), "HF_HUB_DISABLE_XET": "1",
+    return {"HF_ENDPOINT": hub.endpoint, "HF_HOME": str(project.parent / "hf-home"),
             "HF_HUB_DISABLE_TELEMETRY": "1", "HF_TOKEN": TOKEN}
 
 

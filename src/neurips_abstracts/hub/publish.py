@@ -126,38 +126,64 @@ class _Hub:
         self.log = log
 
     def __enter__(self) -> "_Hub":
-        """huggingface_hub sends every request through one shared client that it makes with a
-        factory and no timeout: while publishing, its client has ``config.timeout_seconds``."""
-        from huggingface_hub import set_client_factory
-        from huggingface_hub.utils._http import default_client_factory
+        """While publishing, every network operation waits at most ``config.timeout_seconds``.
 
-        def with_timeout():
-            client = default_client_factory()
-            client.timeout = self.config.timeout_seconds
-            return client
+        huggingface_hub sends every request through one shared client that it makes with a
+        factory and no timeout: publish sets a factory (``set_client_factory``, public) whose
+        clients have the timeout and the template client's request hooks. hf_xet, which sends
+        the files to the Hub's Xet storage, reads its settings from ``HF_XET_*`` environment
+        variables when huggingface_hub makes its Xet session (the first upload or download of a
+        process): its connect and read timeouts are set to ours, and its own retries off, so
+        that publish's attempts are the only retries and a storage that is down, slow or
+        failing costs at most ``attempts`` x ``timeout`` (plus backoff)."""
+        import os
 
-        set_client_factory(with_timeout)
+        import httpx2
+        from huggingface_hub import get_session, set_client_factory
+
+        template = get_session()
+        hooks, redirects, timeout = template.event_hooks, template.follow_redirects, template.timeout
+
+        def client(seconds):
+            return lambda: httpx2.Client(event_hooks=hooks, follow_redirects=redirects, timeout=seconds)
+
+        self._restore_client = client(timeout)
+        set_client_factory(client(self.config.timeout_seconds))
+        wait = f"{max(1, round(self.config.timeout_seconds * 1000))}ms"
+        xet = {"HF_XET_CLIENT_RETRY_MAX_ATTEMPTS": "0", "HF_XET_CLIENT_CONNECT_TIMEOUT": wait,
+               "HF_XET_CLIENT_READ_TIMEOUT": wait}
+        self._restore_env = {name: os.environ.get(name) for name in xet}
+        os.environ.update(xet)
         return self
 
     def __exit__(self, *exc) -> None:
-        from huggingface_hub import set_client_factory
-        from huggingface_hub.utils._http import default_client_factory
+        import os
 
-        set_client_factory(default_client_factory)
+        from huggingface_hub import set_client_factory
+
+        set_client_factory(self._restore_client)
+        for name, value in self._restore_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
     def redact(self, text: str) -> str:
         return text.replace(self.token, "***") if self.token else text
 
     def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None,
              recover_on: tuple[int, ...] = (409, 412), **kwargs):
-        """``fn(*args, **kwargs)``, retried on transient errors. When the Hub answers a status of
-        ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
+        """``fn(*args, **kwargs)``, retried on transient errors: 5xx, 429, timeouts, connection
+        errors, and the Xet storage's failures. A 429 or 503 with ``Retry-After`` is retried after
+        the wait it asks for, if that is no longer than the timeout. When the Hub answers a status
+        of ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
         returned instead."""
         import httpx2  # what huggingface_hub talks through: its network errors are httpx2's
         from huggingface_hub.errors import HfHubHTTPError
 
         wait = self.config.backoff_seconds
         for attempt in range(1, self.config.attempts + 1):
+            pause = wait
             try:
                 return fn(*args, **kwargs)
             except HfHubHTTPError as exc:
@@ -167,18 +193,28 @@ class _Hub:
                     if recovered is not None:
                         self.log(f"{what}: the Hub had already applied an earlier try; nothing more to do")
                         return recovered
-                if status is not None and status < 500:
+                if status is not None and status < 500 and status != 429:
                     raise self._refusal(what, status, exc) from None
                 reason = f"HTTP {status}"
+                asked = retry_after(exc.response) if status in (429, 503) else None
+                if asked is not None:
+                    if asked > self.config.timeout_seconds:
+                        raise HubUnavailable(
+                            f"{what}: the Hub answered {status} and asks to wait {asked:g} s before trying again, "
+                            f"longer than the timeout ({self.config.timeout_seconds:g} s)"
+                        ) from None
+                    pause, reason = asked, f"HTTP {status}, Retry-After {asked:g} s"
             except httpx2.TransportError as exc:  # timeouts, refused or reset connections, broken answers
                 reason = type(exc).__name__
+            except (ConnectionError, TimeoutError) as exc:  # hf_xet's: the Xet storage failed or never answered
+                reason = f"Xet storage: {self.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
             if attempt == self.config.attempts:
                 raise HubUnavailable(
                     f"{what}: gave up after {attempt} attempt{'s' if attempt > 1 else ''} ({reason}) talking to "
                     f"{self.endpoint}"
                 )
-            self.log(f"{what}: {reason}, retrying in {wait:g} s (attempt {attempt + 1} of {self.config.attempts})")
-            time.sleep(wait)
+            self.log(f"{what}: {reason}, retrying in {pause:g} s (attempt {attempt + 1} of {self.config.attempts})")
+            time.sleep(pause)
             wait *= 2
 
     def _refusal(self, what: str, status: int, exc) -> PublishError:
@@ -195,6 +231,24 @@ class _Hub:
         if status == 404:
             return PublishError(f"{what}: not found (404): {detail}")
         return PublishError(f"{what}: the Hub refused ({status}): {detail}")
+
+
+def retry_after(response) -> float | None:
+    """The seconds an answer's ``Retry-After`` asks to wait (a number or an HTTP date), or None."""
+    from email.utils import parsedate_to_datetime
+
+    value = (response.headers.get("retry-after") or "").strip() if response is not None else ""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def publish(
@@ -248,6 +302,14 @@ def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, 
         hub.log(f"The Hub's {record.tag} ({record.commit[:12]}): every id it published is kept, with its history.")
 
 
+# What the Hub holds when a publish stops, said at the end of its one line.
+NOTHING_SENT = "the Hub holds nothing sent by this run: nothing was published"
+FILES_SENT = ("the Hub holds files sent but no commit: nothing was published; run publish again, it sends "
+              "what the storage lacks")
+MAYBE_COMMITTED = ("the Hub holds the files sent and perhaps the commit, without its tag: run publish again, it "
+                   "tags that commit instead of making a second one")
+
+
 @contextmanager
 def _then(note: str, only: type[PublishError] = PublishError):
     """Add to a failure of type ``only`` what state it left the Hub in and what to do."""
@@ -259,7 +321,7 @@ def _then(note: str, only: type[PublishError] = PublishError):
 
 def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub_edits, Add, Delete) -> dict:
     api = hub.api
-    with _then("nothing was published", only=HubUnavailable):
+    with _then(NOTHING_SENT, only=HubUnavailable):
         me = hub.call("whoami", api.whoami)
         owner = repo_id.split("/")[0]
         mine = {me["name"], *(o["name"] for o in me.get("orgs", []))}
@@ -301,7 +363,8 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub
         hub.log("Nothing changed since the last commit: no new commit.")
         if tagged is None or move_tag:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
-            hub.log(f"The branch head {head[:12]} holds this release: tagging it {plan.tag}.")
+            hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "
+                    f"commit): tagging it {plan.tag}.")
     else:
         operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
         operations += [Delete(path_in_repo=p) for p in plan.delete]
@@ -321,11 +384,11 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub
             )
             return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
 
-        with _then(
-            "the commit may have reached the Hub without its tag: run publish again, it tags that commit "
-            "instead of making a second one",
-            only=HubUnavailable,
-        ):
+        additions = [op for op in operations if isinstance(op, Add)]
+        with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
+            hub.call("upload", api.preupload_lfs_files, repo_id, additions, repo_type="dataset", revision=revision,
+                     free_memory=False)
+        with _then(MAYBE_COMMITTED, only=HubUnavailable):
             info = hub.call(
                 "commit",
                 api.create_commit,
@@ -353,12 +416,14 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub
             refs_now = hub.call("move tag", api.list_repo_refs, repo_id, repo_type="dataset")
             return None if any(t.name == plan.tag for t in refs_now.tags) else True
 
-        with _then(f"commit {commit_oid[:12]} is on the Hub, its tag {plan.tag} may be missing: run publish again to tag it"):
+        with _then(f"the Hub holds commit {commit_oid[:12]}, its tag {plan.tag} may be missing: run publish again "
+                   "to tag it"):
             if move_tag:
                 hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset",
                          recover=untagged_earlier, recover_on=(404,))
             hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
                      tag_message=plan.message, recover=tagged_earlier)
+    hub.log(f"The Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}.")
     base = f"{hub.endpoint}/datasets/{repo_id}"
     result = {
         "commit": commit_oid,

@@ -1,0 +1,257 @@
+"""The Xet storage (CAS server) behind the test Hub, on 127.0.0.1: the routes hf_xet calls to
+upload and to download a file, with the bytes it sends parsed and counted.
+
+Upload: ``POST /v1/xorbs/default/<hash>`` (a xorb: chunks, each an 8-byte header and its bytes,
+stored as sent, LZ4 or byte-grouped LZ4 or raw), ``POST /v1/shards`` (a shard: for each file the
+xorb chunk ranges that make it and its sha256; for each xorb its chunk hashes), and the global
+dedup query ``GET /v1/chunks/default-merkledb/<chunk hash>`` (the shard that holds the chunk, or
+404). The v2 shard route and the xorb grant routes answer 404, as a storage without them does:
+hf_xet then takes the v1 routes.
+
+Download: ``GET /v1/reconstructions/<file hash>`` (the file's terms and, per xorb, a URL and the
+byte range to fetch) and that URL (``/xorb/<hash>``, answering a ``Range``). The v2 route answers
+404: hf_xet falls back to v1.
+
+Every request is checked against the access token the Hub handed out. ``file_bytes`` rebuilds a
+file from the chunks it was sent in, so the test Hub commits the bytes hf_xet uploaded.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+from tests.hub.server import RawFile, Request, Server
+
+XET_TOKEN = "xet-test-access-token"
+_SHARD_HEADER = 48  # tag (32), version, footer size
+_ENTRY = 48  # every file and xorb section entry: a hash and four u32 (or a hash and 16 bytes)
+_BOOKEND = b"\xff" * 32
+_FILE_WITH_VERIFICATION, _FILE_WITH_METADATA = 1 << 31, 1 << 30
+
+
+def hash_hex(raw: bytes) -> str:
+    """A Xet hash as its clients print it: four little-endian u64, each as 16 hex digits."""
+    return "".join(f"{v:016x}" for v in struct.unpack("<4Q", raw))
+
+
+def lz4_frame_decompress(data: bytes) -> bytes:
+    """An LZ4 frame (the format hf_xet compresses chunks with), decompressed."""
+    if data[:4] != b"\x04\x22\x4d\x18":
+        raise ValueError("not an LZ4 frame")
+    flg = data[4]
+    pos = 6 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0) + 1  # FLG BD [size] [dict id] HC
+    out = bytearray()
+    while True:
+        (size,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        if size == 0:
+            return bytes(out)
+        raw, size = size & 0x80000000, size & 0x7FFFFFFF
+        block = data[pos:pos + size]
+        pos += size + (4 if flg & 0x10 else 0)  # block checksum
+        if raw:
+            out += block
+        else:
+            _lz4_block(block, out)
+
+
+def _lz4_block(block: bytes, out: bytearray) -> None:
+    i = 0
+    while i < len(block):
+        token = block[i]
+        i += 1
+        n = token >> 4
+        if n == 15:
+            while True:
+                b = block[i]
+                i += 1
+                n += b
+                if b != 255:
+                    break
+        out += block[i:i + n]
+        i += n
+        if i >= len(block):
+            return
+        offset = block[i] | block[i + 1] << 8
+        i += 2
+        m = token & 15
+        if m == 15:
+            while True:
+                b = block[i]
+                i += 1
+                m += b
+                if b != 255:
+                    break
+        m += 4
+        start = len(out) - offset
+        for k in range(m):  # byte by byte: a match may overlap what it copies
+            out.append(out[start + k])
+
+
+def _bg4_regroup(data: bytes) -> bytes:
+    n = len(data)
+    split, rem = divmod(n, 4)
+    sizes = [split + (1 if g < rem else 0) for g in range(4)]
+    out = bytearray(n)
+    pos = 0
+    for g, size in enumerate(sizes):
+        out[g::4] = data[pos:pos + size]
+        pos += size
+    return bytes(out)
+
+
+def xorb_chunks(data: bytes) -> tuple[list[bytes], list[int]]:
+    """A xorb's chunks, decompressed, and the byte offset where each starts (and where the last ends)."""
+    chunks, offsets, pos = [], [], 0
+    while pos + 8 <= len(data) and data[pos] == 0:  # version 0; the footer starts with its ident
+        size = int.from_bytes(data[pos + 1:pos + 4], "little")
+        scheme = data[pos + 4]
+        length = int.from_bytes(data[pos + 5:pos + 8], "little")
+        body = data[pos + 8:pos + 8 + size]
+        chunk = body if scheme == 0 else lz4_frame_decompress(body) if scheme == 1 else _bg4_regroup(lz4_frame_decompress(body))
+        if scheme not in (0, 1, 2) or len(chunk) != length:
+            raise ValueError(f"xorb chunk at {pos}: scheme {scheme}, {len(chunk)} bytes for {length}")
+        offsets.append(pos)
+        chunks.append(chunk)
+        pos += 8 + size
+    offsets.append(pos)
+    return chunks, offsets
+
+
+@dataclass
+class FileEntry:
+    segments: list[tuple[str, int, int, int]]  # (xorb hash, unpacked bytes, first chunk, end chunk)
+    sha256: str | None
+
+
+def parse_shard(data: bytes) -> tuple[dict[str, FileEntry], dict[str, list[str]]]:
+    """A shard's files and its xorbs' chunk hashes (in their order)."""
+    if not data.startswith(b"HFRepoMetaData"):
+        raise ValueError("no shard header")
+    files, pos = {}, _SHARD_HEADER  # the file section follows the header; the xorb section follows it
+    while data[pos:pos + 32] != _BOOKEND:
+        file_hash = hash_hex(data[pos:pos + 32])
+        flags, count = struct.unpack_from("<II", data, pos + 32)
+        pos += _ENTRY
+        segments = []
+        for _ in range(count):
+            segments.append((hash_hex(data[pos:pos + 32]), *struct.unpack_from("<III", data, pos + 36)))
+            pos += _ENTRY
+        if flags & _FILE_WITH_VERIFICATION:
+            pos += _ENTRY * count
+        sha256 = None
+        if flags & _FILE_WITH_METADATA:
+            sha256 = hash_hex(data[pos:pos + 32])  # stored as a Xet hash is
+            pos += _ENTRY
+        files[file_hash] = FileEntry(segments, sha256)
+    xorbs, pos = {}, pos + _ENTRY
+    while data[pos:pos + 32] != _BOOKEND:
+        xorb_hash = hash_hex(data[pos:pos + 32])
+        (count,) = struct.unpack_from("<I", data, pos + 36)
+        pos += _ENTRY
+        xorbs[xorb_hash] = [hash_hex(data[pos + _ENTRY * k:pos + _ENTRY * k + 32]) for k in range(count)]
+        pos += _ENTRY * count
+    return files, xorbs
+
+
+class Storage(Server):
+    """What the storage holds, filled by uploads."""
+
+    def __init__(self):
+        super().__init__()
+        self.xorbs: dict[str, bytes] = {}  # hash -> bytes as sent
+        self.chunks: dict[str, tuple[list[bytes], list[int]]] = {}  # hash -> its chunks and their offsets
+        self.files: dict[str, FileEntry] = {}  # file hash -> how to rebuild it
+        self.by_chunk: dict[str, bytes] = {}  # chunk hash -> a shard naming it (the global dedup answer)
+
+    # --- what the tests read -------------------------------------------------------------
+
+    def xorb_bytes_received(self) -> int:
+        """Bytes of every xorb upload that reached the storage (each try counted)."""
+        return sum(len(r.body) for r in self.requests if r.method == "POST" and r.path.startswith("/v1/xorbs/"))
+
+    def file_hash(self, sha256: str) -> str | None:
+        """The Xet hash of the file uploaded with this sha256, if its shard arrived."""
+        return next((h for h, f in self.files.items() if f.sha256 == sha256), None)
+
+    def file_bytes(self, file_hash: str) -> bytes:
+        """The file rebuilt from the chunks hf_xet sent."""
+        out = bytearray()
+        for xorb, unpacked, first, end in self.files[file_hash].segments:
+            piece = b"".join(self.chunks[xorb][0][first:end])
+            if len(piece) != unpacked:
+                raise ValueError(f"xorb {xorb} chunks {first}-{end}: {len(piece)} bytes, the shard says {unpacked}")
+            out += piece
+        return bytes(out)
+
+    # --- routes -------------------------------------------------------------------------------
+
+    def route(self, req: Request):
+        if req.path.startswith("/xorb/"):  # a fetch URL handed out by a reconstruction: pre-signed
+            return self._fetch(req, req.path.removeprefix("/xorb/"))
+        if req.headers.get("authorization") != f"Bearer {XET_TOKEN}":
+            return 401, {"error": "invalid Xet access token"}
+        m = re.fullmatch(r"/v1/xorbs/([^/]+)/([0-9a-f]{64})", req.path)
+        if m and req.method == "POST":
+            return self._put_xorb(m[2], req.body)
+        if m and req.method == "HEAD":
+            return (200 if m[2] in self.xorbs else 404), {}
+        if req.path == "/v1/shards" and req.method == "POST":
+            return self._put_shard(req.body)
+        m = re.fullmatch(r"/v1/chunks/([^/]+)/([0-9a-f]{64})", req.path)
+        if m:
+            shard = self.by_chunk.get(m[2])
+            return (200, RawFile(shard, {"Content-Type": "application/octet-stream"})) if shard else (404, {})
+        m = re.fullmatch(r"/v1/reconstructions/([0-9a-f]{64})", req.path)
+        if m:
+            return self._reconstruction(m[1])
+        return 404, {"error": f"no route {req.method} {req.path}"}
+
+    def _put_xorb(self, xorb_hash: str, body: bytes):
+        try:
+            parsed = xorb_chunks(body)
+        except (ValueError, IndexError, struct.error) as exc:
+            return 400, {"error": f"malformed xorb: {exc}"}
+        inserted = xorb_hash not in self.xorbs
+        self.xorbs[xorb_hash], self.chunks[xorb_hash] = body, parsed
+        return 200, {"was_inserted": inserted}
+
+    def _put_shard(self, body: bytes):
+        try:
+            files, xorbs = parse_shard(body)
+        except (ValueError, IndexError, struct.error) as exc:
+            return 400, {"error": f"malformed shard: {exc}"}
+        for entry in files.values():
+            for xorb, _, first, end in entry.segments:
+                if xorb not in self.chunks or end > len(self.chunks[xorb][0]):
+                    return 400, {"error": f"shard names chunks {first}-{end} of xorb {xorb}, never uploaded"}
+        self.files.update(files)
+        for hashes in xorbs.values():
+            for chunk in hashes:
+                self.by_chunk.setdefault(chunk, body)
+        return 200, {"result": 1}
+
+    def _reconstruction(self, file_hash: str):
+        entry = self.files.get(file_hash)
+        if entry is None:
+            return 404, {"error": "file not found"}
+        terms, fetch = [], {}
+        for xorb, unpacked, first, end in entry.segments:
+            offsets = self.chunks[xorb][1]
+            terms.append({"hash": xorb, "unpacked_length": unpacked, "range": {"start": first, "end": end}})
+            fetch.setdefault(xorb, []).append({"range": {"start": first, "end": end}, "url": f"{self.endpoint}/xorb/{xorb}",
+                                               "url_range": {"start": offsets[first], "end": offsets[end] - 1}})
+        return 200, {"offset_into_first_range": 0, "terms": terms, "fetch_info": fetch}
+
+    def _fetch(self, req: Request, xorb_hash: str):
+        data = self.xorbs.get(xorb_hash)
+        if data is None:
+            return 404, {"error": "xorb not found"}
+        m = re.fullmatch(r"bytes=(\d+)-(\d+)", req.headers.get("range", ""))
+        if not m:
+            return 200, RawFile(data, {"Content-Type": "application/octet-stream"})
+        start, end = int(m[1]), int(m[2])
+        return 206, RawFile(data[start:end + 1], {"Content-Type": "application/octet-stream",
+                                                  "Content-Range": f"bytes {start}-{end}/{len(data)}"})
