@@ -1,21 +1,26 @@
-"""A small Hugging Face Hub on 127.0.0.1 for the publish tests.
+"""A small Hugging Face Hub on 127.0.0.1 for the publish tests, with its Xet storage.
 
 It implements the endpoints the real ``huggingface_hub`` client calls to publish a dataset:
-whoami, repo create and info, refs, tree, commits, validate-yaml, preupload, the git LFS batch
-API with its upload and verify actions, commit (NDJSON with ``file`` and ``lfsFile`` entries,
-``parentCommit`` checked like the Hub: 412 when the branch moved), tag create and delete.
+whoami, repo create and info, refs, tree, commits, validate-yaml, preupload, the Xet write and
+read token routes (handing out the storage of ``xet_storage``), the git LFS batch API with its
+upload and verify actions, commit (NDJSON with ``file`` and ``lfsFile`` entries, ``parentCommit``
+checked like the Hub: 412 when the branch moved), tag create and delete, and resolve.
 
 Like the Hub, preupload answers "lfs" for a file that the repository's .gitattributes sends to
 LFS (``*.parquet`` in a new dataset repository), that is binary or of 10 MiB or more, and
 "regular" otherwise; for an LFS file the tree gives the git id of its pointer and the sha256
-under ``lfs``. huggingface_hub sends LFS files through Xet when hf_xet is installed: the tests
-set HF_HUB_DISABLE_XET=1, so the client's LFS batch path is the one that runs.
+under ``lfs``. huggingface_hub sends LFS files through Xet when hf_xet is installed, as it is for
+every user: hf_xet asks the write-token route for the storage and its token, uploads xorbs and a
+shard there, and the commit's ``lfsFile`` entry names the file by its sha256, which the shard
+records. A commit takes the bytes the storage rebuilds from what hf_xet sent. Resolve gives an
+LFS file's Xet hash and read-token route (``X-Xet-Hash``, ``Link: rel="xet-auth"``), so
+hf_hub_download reads it back through hf_xet from the storage. With HF_HUB_DISABLE_XET=1 the
+client takes the LFS batch path, which is served too.
 
-Every request is recorded. Faults can be queued to test refusals, retries and recovery: for
-the Nth request, for the next requests of a publish step (``STEPS``), or for any method and path.
-A fault is an HTTP status, a timeout (the answer never comes: the handler holds the connection
-until the client gives up) or a connection reset (the socket is closed with RST, no answer), and
-happens either instead of handling the request or after it was applied (the answer is lost).
+Every request is recorded, by the Hub and by its storage. Faults (``server.Fault``) can be queued
+on either to test refusals, retries and recovery: for the Nth request, for the next requests of
+a publish step (``STEPS``, ``STORAGE_STEPS``), or for any method and path. ``storage_endpoint``
+set to a closed port makes the storage down.
 """
 
 from __future__ import annotations
@@ -41,11 +46,18 @@ STEPS = {
     "create repo": ("POST", r"^/api/repos/create$"),
     "read refs": ("GET", r"^/api/datasets/[^/]+/[^/]+/refs$"),
     "pre-upload": ("POST", r"^/api/datasets/[^/]+/[^/]+/preupload/"),
+    "Xet token": ("GET", r"^/api/datasets/[^/]+/[^/]+/xet-write-token/"),
     "LFS batch": ("POST", r"\.git/info/lfs/objects/batch$"),
     "LFS upload": ("PUT", r"^/lfs-upload/"),
     "commit": ("POST", r"^/api/datasets/[^/]+/[^/]+/commit/"),
     "applied-commit check": ("GET", r"^/api/datasets/[^/]+/[^/]+/refs$"),
     "tag": ("POST", r"^/api/datasets/[^/]+/[^/]+/tag/"),
+}
+# The requests to the Xet storage (``Hub.storage``) of each step of an upload through hf_xet.
+STORAGE_STEPS = {
+    "dedup query": ("GET", r"^/v1/chunks/"),
+    "xorb upload": ("POST", r"^/v1/xorbs/"),
+    "shard upload": ("POST", r"^/v1/shards$"),
 }
 SKIP = {"applied-commit check": 1}  # matching requests of earlier steps
 
@@ -122,11 +134,14 @@ class Hub(Server):
     def fail_step(self, step: str, kind: str, times: int = 1, after: bool = False,
                   retry_after: str | None = None) -> None:
         """Fail the next ``times`` requests of a publish step (a key of ``STEPS``)."""
-        self.fail(*STEPS[step], kind, times=times, after=after, skip=SKIP.get(step, 0), retry_after=retry_after)
+        server = self.storage if step in STORAGE_STEPS else self
+        server.fail(*{**STEPS, **STORAGE_STEPS}[step], kind, times=times, after=after, skip=SKIP.get(step, 0),
+                    retry_after=retry_after)
 
     def step_requests(self, step: str) -> list["Request"]:
-        method, path = STEPS[step]
-        return [r for r in self.requests if r.method == method and re.search(path, r.path)]
+        method, path = {**STEPS, **STORAGE_STEPS}[step]
+        requests = self.storage.requests if step in STORAGE_STEPS else self.requests
+        return [r for r in requests if r.method == method and re.search(path, r.path)]
 
     def head_files(self, repo_id: str, branch: str = "main") -> dict[str, bytes]:
         repo = self.repos[repo_id]

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import struct
 import threading
+import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlparse
@@ -69,6 +71,7 @@ class Server:
         self.faults: list[Fault] = []  # each used once, the first that matches a request
         self.injected: list[tuple[Fault, Request]] = []  # faults that happened, with their request
         self.stalls = threading.Event()  # set on exit: releases the connections "timeout" faults hold
+        self.gave_up: list[bool] = []  # for each "timeout" fault: whether the client gave up (closed) first
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -158,7 +161,7 @@ class Server:
             def _inject(self, fault: Fault) -> None:
                 self.close_connection = True
                 if fault.kind == "timeout":  # no answer until the client gives up and closes
-                    server.stalls.wait(STALL_SECONDS)
+                    server.gave_up.append(self._stall())
                 elif fault.kind == "reset":  # RST instead of an answer
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     self.connection.close()
@@ -166,6 +169,19 @@ class Server:
                     when = "after applying the request" if fault.after else "instead of handling the request"
                     extra = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
                     self._send(int(fault.kind), {"error": f"injected {fault.kind} {when}"}, extra)
+
+            def _stall(self) -> bool:
+                """Hold the connection until the client closes it (True) or the server stops (False)."""
+                deadline = time.monotonic() + STALL_SECONDS
+                while not server.stalls.is_set() and time.monotonic() < deadline:
+                    if select.select([self.connection], [], [], 0.05)[0]:
+                        try:
+                            if not self.connection.recv(65536, socket.MSG_PEEK):
+                                return True
+                            self.connection.recv(65536)  # more of a body the handler did not read: drop it
+                        except OSError:
+                            return True
+                return False
 
             def _read_chunked(self) -> bytes:
                 body = b""

@@ -1,6 +1,7 @@
 import hashlib
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +26,14 @@ def staged_bytes(project, repo_id):
 
 
 PARQUET = re.compile(r"\.parquet$")
+
+
+@pytest.fixture
+def no_xet(monkeypatch):
+    """HF_HUB_DISABLE_XET=1 for the client in this process: the LFS batch path is the one under test."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
 
 
 def test_release_to_the_project_repo_uploads_exactly_dist(project, hub):
@@ -92,7 +101,38 @@ def test_existing_tag_on_other_content_is_not_moved_without_force(project, hub):
     assert repo.tags[TAG] == repo.branches["main"] != tagged
 
 
-def test_parquet_goes_through_the_lfs_batch_api(project, hub):
+def test_parquet_goes_through_xet_storage_and_reads_back_through_hf_xet(project, hub):
+    """The path every user takes: hf_xet uploads the Parquet files to the Hub's Xet storage, the
+    commit names them by sha256, and hf_hub_download reads them back from the storage."""
+    from huggingface_hub import hf_hub_download
+
+    proc = publish(project, hub, "--repo-id", "alice/abstracts")
+    assert proc.returncode == 0, proc.stderr
+    parquet = {k for k in dist_bytes(project) if PARQUET.search(k)}
+    assert len(parquet) >= 2 and hub.head_lfs("alice/abstracts") == parquet
+    assert hub.head_files("alice/abstracts").items() >= {k: dist_bytes(project)[k] for k in parquet}.items()
+    assert not any(r.path.endswith(".git/info/lfs/objects/batch") for r in hub.requests) and not hub.lfs_uploads()
+    assert hub.step_requests("Xet token") and hub.step_requests("xorb upload") and hub.step_requests("shard upload")
+    assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in hub.step_requests("Xet token"))
+    stored = {hub.storage.file_hash(hashlib.sha256((project / "dist" / p).read_bytes()).hexdigest()) for p in parquet}
+    assert None not in stored and len(stored) == len(parquet)
+    # the bytes hf_xet sent, rebuilt from its xorbs and shard, are the files
+    assert sorted(hub.storage.file_bytes(h) for h in stored) == sorted(dist_bytes(project)[p] for p in parquet)
+    assert hub.storage.xorb_bytes_received() > 0
+    entries = [json.loads(line) for line in hub.commits_received()[0].body.splitlines() if line.strip()]
+    assert {e["value"]["path"] for e in entries if e["key"] == "lfsFile"} == parquet
+    path = sorted(parquet)[0]
+    before = len(hub.storage.requests)
+    got = hf_hub_download("alice/abstracts", path, repo_type="dataset", revision=TAG, endpoint=hub.endpoint,
+                          cache_dir=project.parent / "read-back")
+    assert Path(got).read_bytes() == dist_bytes(project)[path]
+    read = [r.path for r in hub.storage.requests[before:]]
+    assert any(p.startswith("/v1/reconstructions/") for p in read) and any(p.startswith("/xorb/") for p in read)
+
+
+def test_without_hf_xet_parquet_goes_through_the_lfs_batch_api(project, hub, no_xet):
+    """A user who sets HF_HUB_DISABLE_XET=1 (or has no hf_xet) uploads through git LFS: that path
+    stays served and tested."""
     proc = publish(project, hub, "--repo-id", "alice/abstracts")
     assert proc.returncode == 0, proc.stderr
     parquet = {k for k in dist_bytes(project) if PARQUET.search(k)}
@@ -102,7 +142,7 @@ def test_parquet_goes_through_the_lfs_batch_api(project, hub):
     sent = {o["oid"] for o in json.loads(batch[0].body)["objects"]}
     assert sent == {hashlib.sha256((project / "dist" / p).read_bytes()).hexdigest() for p in parquet}
     assert {r.path.rsplit("/", 1)[1] for r in hub.lfs_uploads()} == sent
-    assert any(r.path.startswith("/lfs-verify/") for r in hub.requests)
+    assert any(r.path.startswith("/lfs-verify/") for r in hub.requests) and hub.storage.requests == []
     entries = [json.loads(line) for line in hub.commits_received()[0].body.splitlines() if line.strip()]
     assert {e["value"]["path"] for e in entries if e["key"] == "lfsFile"} == parquet
     assert not {e["value"]["path"] for e in entries if e["key"] == "file"} & parquet
@@ -303,10 +343,23 @@ def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
 # --- faults at every Hub call ---------------------------------------------------------------
 
 FAULT_KINDS = ("503", "timeout", "reset")
-WRITES = {"create repo", "LFS upload", "commit", "tag"}  # the answer is lost after the Hub applied the request
+# The answer is lost after the Hub (or its storage) applied the request.
+WRITES = {"create repo", "xorb upload", "shard upload", "LFS upload", "commit", "tag"}
 HF_RETRIES = {"pre-upload", "LFS batch", "LFS upload"}  # huggingface_hub retries these itself (http_backoff)
-FAULT_TABLE = [(step, kind) for step in ("create repo", "pre-upload", "LFS batch", "LFS upload", "commit",
-                                         "applied-commit check", "tag") for kind in FAULT_KINDS]
+LFS_STEPS = {"LFS batch", "LFS upload"}  # taken only without hf_xet (HF_HUB_DISABLE_XET=1)
+# hf_xet's requests. hf_xet reads its settings once per process, when huggingface_hub makes its
+# Xet session: these rows run publish in a new process, as a user does, so that publish's own
+# settings are the ones under test.
+XET_STEPS = {"Xet token", "xorb upload", "shard upload"}
+FAULT_TABLE = [(step, kind) for step in ("create repo", "pre-upload", "Xet token", "xorb upload", "shard upload",
+                                         "LFS batch", "LFS upload", "commit", "applied-commit check", "tag")
+               for kind in FAULT_KINDS]
+# The one line a stopped publish ends with: what the Hub holds.
+HOLDS = {"create repo": "the Hub holds nothing sent by this run",
+         **dict.fromkeys(XET_STEPS, "the Hub holds no commit of this release"),
+         "commit": "run publish again, it tags that commit instead",
+         "applied-commit check": "run publish again, it tags that commit instead",
+         "tag": "run publish again to tag it"}
 TIMEOUT = "2"  # seconds the client waits on a "timeout" fault; long enough for any answer of the test Hub
 
 
@@ -326,14 +379,6 @@ def one_release_on_the_hub(hub, repo_id):
     return head
 
 
-@pytest.fixture
-def no_xet(monkeypatch):
-    """HF_HUB_DISABLE_XET=1 for the client in this process: the LFS batch path is the one under test."""
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-
-
 def publish_in_process(project, hub, force_tag=False, **config):
     """The library call the CLI makes once its checks pass: the real client, its output kept."""
     from neurips_abstracts.hub.publish import PublishConfig, PublishError, publish as run_publish
@@ -349,11 +394,20 @@ def publish_in_process(project, hub, force_tag=False, **config):
     return result, lines
 
 
+@pytest.fixture
+def lfs_only(request, monkeypatch):
+    """The LFS rows run without hf_xet: only then does the client take the LFS batch path."""
+    if request.node.callspec.params["step"] in LFS_STEPS:
+        from huggingface_hub import constants
+
+        monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
+
+
 # A timeout costs the run its whole --timeout wait: those rows run in the slow suite (CI runs it),
 # the 503 and reset rows of every step in the default one.
 @pytest.mark.parametrize("step, kind", [
     pytest.param(s, k, id=f"{s}-{k}", marks=[pytest.mark.slow] if k == "timeout" else []) for s, k in FAULT_TABLE])
-def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, no_xet, step, kind):
+def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(released, hub, lfs_only, step, kind):
     after = step in WRITES
     attempts = "1"  # no retry of ours: the fault shows as the user would see it when retries run out
     if step == "applied-commit check":  # reached when a commit went through but its answer was lost
@@ -362,34 +416,59 @@ def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(r
         hub.fail_step(step, kind, times=2)
     else:
         hub.fail_step(step, kind, after=after)
-    proc = publish(released, hub, "--attempts", attempts, "--timeout", TIMEOUT)
-    assert [fault.kind for fault, _ in hub.injected][-1] == kind
+    proc = publish(released, hub, "--attempts", attempts, "--timeout", TIMEOUT, process=step in XET_STEPS)
+    assert [fault.kind for fault, _ in hub.injected + hub.storage.injected][-1] == kind
     assert "Traceback" not in proc.stderr
     failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
     if step in HF_RETRIES:  # huggingface_hub's own retry absorbed it
         assert proc.returncode == 0 and failed == [], proc.stderr
         assert len(hub.step_requests(step)) >= 2
+        assert "The Hub holds the release complete" in proc.stdout
     else:
         assert proc.returncode == 1 and len(failed) == 1, proc.stderr
-        expect = {"create repo": "nothing was published", "commit": "run publish again, it tags that commit instead",
-                  "applied-commit check": "run publish again, it tags that commit instead", "tag": "run publish again to tag it"}
-        assert expect[step] in failed[0] and "gave up after" in failed[0]
-        cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]  # --timeout, not the Hub, ended the wait
-        assert cause in failed[0], failed[0]
+        assert HOLDS[step] in failed[0] and "gave up after" in failed[0], failed[0]
+        if step in XET_STEPS:  # hf_xet's own retries are off: publish's attempts are all there are
+            assert "(Xet storage: " in failed[0] and len(hub.step_requests(step)) == int(attempts), failed[0]
+            assert kind != "503" or "503" in failed[0]
+        else:
+            cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]
+            assert cause in failed[0], failed[0]
+        if kind == "timeout":  # --timeout, not the Hub, ended the wait
+            assert hub.gave_up + hub.storage.gave_up == [True] * int(attempts)
     commits_before = len(hub.commits_received())
 
     result, lines = publish_in_process(released, hub)
     assert isinstance(result, dict), result
     head = one_release_on_the_hub(hub, hub_repo())
     assert result["commit"] == head.oid
+    said = "\n".join(lines)
     if step in ("commit", "applied-commit check", "tag"):  # the commit reached the Hub: only tagged now
-        assert len(hub.commits_received()) == commits_before
-        assert "no new commit" in "\n".join(lines)
+        assert len(hub.commits_received()) == commits_before and "no new commit" in said
+    if step in ("commit", "applied-commit check"):  # (a "tag" row's tag was made, its answer lost)
+        assert "holds this release without its tag" in said, said
+    assert f"The Hub holds the release complete: commit {head.oid[:12]} tagged {TAG}." in said
+
+
+def test_a_tag_step_that_failed_is_finished_by_the_next_publish_which_says_so(released, hub):
+    hub.fail_step("tag", "503", times=2)
+    proc = publish(released, hub, "--attempts", "2")
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+    repo = hub.repos[hub_repo()]
+    head = repo.branches["main"]
+    assert f"the Hub holds commit {head[:12]}, its tag {TAG} may be missing: run publish again to tag it" in failed[0]
+    assert repo.tags == {} and len(hub.commits_received()) == 1
+
+    proc = publish(released, hub)
+    assert proc.returncode == 0, proc.stderr
+    assert f"The branch head {head[:12]} holds this release without its tag" in proc.stdout
+    assert f"tagging it {TAG}" in proc.stdout and f"The Hub holds the release complete: commit {head[:12]}" in proc.stdout
+    assert repo.tags == {TAG: head} and len(hub.commits_received()) == 1 and repo.branches["main"] == head
 
 
 @pytest.mark.slow  # every request in turn: a publish per request
 @pytest.mark.parametrize("kind, attempts", [("reset", 1), ("503", 2)])
-def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, no_xet, kind, attempts):
+def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, hub, kind, attempts):
     """Every request of a publish in turn is applied and its answer lost. With one attempt the run
     stops there and the next run finishes the release; with a retry the run itself recognises
     what went through and finishes. Either way: one tagged release commit."""
@@ -410,7 +489,7 @@ def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, 
             assert result["commit"] == one_release_on_the_hub(h, hub_repo()).oid
 
 
-def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub, no_xet):
+def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub):
     repo = hub.add_repo(hub_repo(), hub_repo().split("/")[0], {"README.md": b"---\n---\nolder release"})
     older = repo.tags[TAG] = repo.branches["main"]
     hub.fail("DELETE", r"/tag/", 503, after=True)

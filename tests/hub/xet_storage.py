@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import re
 import struct
+import time
 from dataclasses import dataclass
 
 from tests.hub.server import RawFile, Request, Server
 
 XET_TOKEN = "xet-test-access-token"
+_SHARD_TAG = b"HFRepoMetaData\x00\x55\x69\x67\x45\x6a\x7b\x81\x57\x83\xa5\xbd\xd9\x5c\xcd\xd1\x4a\xa9"
 _SHARD_HEADER = 48  # tag (32), version, footer size
 _ENTRY = 48  # every file and xorb section entry: a hash and four u32 (or a hash and 16 bytes)
 _BOOKEND = b"\xff" * 32
+_FOOTER = 200  # bytes of a shard's footer
 _FILE_WITH_VERIFICATION, _FILE_WITH_METADATA = 1 << 31, 1 << 30
 
 
@@ -126,9 +129,10 @@ class FileEntry:
     sha256: str | None
 
 
-def parse_shard(data: bytes) -> tuple[dict[str, FileEntry], dict[str, list[str]]]:
-    """A shard's files and its xorbs' chunk hashes (in their order)."""
-    if not data.startswith(b"HFRepoMetaData"):
+def parse_shard(data: bytes) -> tuple[dict[str, FileEntry], dict[str, tuple[list[str], bytes]]]:
+    """A shard's files, and for each of its xorbs the hashes of its chunks (in their order) and
+    its entries as they are (a header entry, then one entry per chunk)."""
+    if not data.startswith(_SHARD_TAG):
         raise ValueError("no shard header")
     files, pos = {}, _SHARD_HEADER  # the file section follows the header; the xorb section follows it
     while data[pos:pos + 32] != _BOOKEND:
@@ -151,9 +155,40 @@ def parse_shard(data: bytes) -> tuple[dict[str, FileEntry], dict[str, list[str]]
         xorb_hash = hash_hex(data[pos:pos + 32])
         (count,) = struct.unpack_from("<I", data, pos + 36)
         pos += _ENTRY
-        xorbs[xorb_hash] = [hash_hex(data[pos + _ENTRY * k:pos + _ENTRY * k + 32]) for k in range(count)]
+        hashes = [hash_hex(data[pos + _ENTRY * k:pos + _ENTRY * k + 32]) for k in range(count)]
+        xorbs[xorb_hash] = hashes, data[pos - _ENTRY:pos + _ENTRY * count]
         pos += _ENTRY * count
     return files, xorbs
+
+
+def dedup_shard(sections: list[bytes]) -> bytes:
+    """The answer to a global dedup query: a shard of these xorb sections (no files), with the
+    lookup tables and the footer that a shard read from the storage has, valid for an hour."""
+    body = bytearray(_SHARD_TAG + struct.pack("<QQ", 2, _FOOTER))
+    file_info = len(body)
+    body += _BOOKEND + bytes(_ENTRY - 32)
+    xorb_info = len(body)
+    xorb_keys, chunk_keys, index = [], [], 0
+    for section in sections:
+        xorb_keys.append((struct.unpack_from("<Q", section, 0)[0], index))
+        for k in range(len(section) // _ENTRY - 1):
+            chunk_keys.append((struct.unpack_from("<Q", section, _ENTRY * (k + 1))[0], index, k))
+        body += section
+        index += len(section) // _ENTRY
+    body += _BOOKEND + bytes(_ENTRY - 32)
+    file_lookup = len(body)
+    xorb_lookup = len(body)
+    for key, i in sorted(xorb_keys):
+        body += struct.pack("<QI", key, i)
+    chunk_lookup = len(body)
+    for key, i, k in sorted(chunk_keys):
+        body += struct.pack("<QII", key, i, k)
+    footer = struct.pack("<9Q", 1, file_info, xorb_info, file_lookup, 0, xorb_lookup, len(xorb_keys), chunk_lookup,
+                         len(chunk_keys))
+    footer += bytes(32) + struct.pack("<QQ", int(time.time()), int(time.time()) + 3600) + bytes(48)
+    footer += struct.pack("<4Q", 0, 0, 0, len(body))
+    assert len(footer) == _FOOTER
+    return bytes(body + footer)
 
 
 class Storage(Server):
@@ -164,7 +199,7 @@ class Storage(Server):
         self.xorbs: dict[str, bytes] = {}  # hash -> bytes as sent
         self.chunks: dict[str, tuple[list[bytes], list[int]]] = {}  # hash -> its chunks and their offsets
         self.files: dict[str, FileEntry] = {}  # file hash -> how to rebuild it
-        self.by_chunk: dict[str, bytes] = {}  # chunk hash -> a shard naming it (the global dedup answer)
+        self.by_chunk: dict[str, bytes] = {}  # chunk hash -> the shard section of its xorb (for dedup queries)
 
     # --- what the tests read -------------------------------------------------------------
 
@@ -202,8 +237,10 @@ class Storage(Server):
             return self._put_shard(req.body)
         m = re.fullmatch(r"/v1/chunks/([^/]+)/([0-9a-f]{64})", req.path)
         if m:
-            shard = self.by_chunk.get(m[2])
-            return (200, RawFile(shard, {"Content-Type": "application/octet-stream"})) if shard else (404, {})
+            section = self.by_chunk.get(m[2])
+            if section is None:
+                return 404, {}
+            return 200, RawFile(dedup_shard([section]), {"Content-Type": "application/octet-stream"})
         m = re.fullmatch(r"/v1/reconstructions/([0-9a-f]{64})", req.path)
         if m:
             return self._reconstruction(m[1])
@@ -228,9 +265,9 @@ class Storage(Server):
                 if xorb not in self.chunks or end > len(self.chunks[xorb][0]):
                     return 400, {"error": f"shard names chunks {first}-{end} of xorb {xorb}, never uploaded"}
         self.files.update(files)
-        for hashes in xorbs.values():
+        for hashes, section in xorbs.values():
             for chunk in hashes:
-                self.by_chunk.setdefault(chunk, body)
+                self.by_chunk.setdefault(chunk, section)
         return 200, {"result": 1}
 
     def _reconstruction(self, file_hash: str):

@@ -304,18 +304,20 @@ def _check_the_record(hub: _Hub, dist: Path, repo_id: str, revision: str, refs, 
 
 # What the Hub holds when a publish stops, said at the end of its one line.
 NOTHING_SENT = "the Hub holds nothing sent by this run: nothing was published"
-FILES_SENT = ("the Hub holds files sent but no commit: nothing was published; run publish again, it sends "
-              "what the storage lacks")
+FILES_SENT = ("the Hub holds no commit of this release, at most files sent to its storage: nothing was published; "
+              "run publish again")
 MAYBE_COMMITTED = ("the Hub holds the files sent and perhaps the commit, without its tag: run publish again, it "
                    "tags that commit instead of making a second one")
 
 
 @contextmanager
-def _then(note: str, only: type[PublishError] = PublishError):
-    """Add to a failure of type ``only`` what state it left the Hub in and what to do."""
+def _then(note: str, only: type[PublishError] = PublishError, unless: tuple[type[PublishError], ...] = ()):
+    """Add to a failure of type ``only`` (but not ``unless``) what state it left the Hub in and what to do."""
     try:
         yield
     except only as exc:
+        if isinstance(exc, unless):
+            raise
         raise type(exc)(f"{exc}; {note}") from None
 
 
@@ -388,7 +390,8 @@ def _publish(hub: _Hub, dist, repo_id, revision, private, force_tag, discard_hub
         with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
             hub.call("upload", api.preupload_lfs_files, repo_id, additions, repo_type="dataset", revision=revision,
                      free_memory=False)
-        with _then(MAYBE_COMMITTED, only=HubUnavailable):
+        # refused, the commit was not made; unanswered, it may have been
+        with _then(FILES_SENT, unless=(HubUnavailable,)), _then(MAYBE_COMMITTED, only=HubUnavailable):
             info = hub.call(
                 "commit",
                 api.create_commit,
