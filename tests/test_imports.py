@@ -2,7 +2,8 @@
 module that imports it back; imports inside functions count as much as those at the top: a
 circle broken only by a late import is still a circle in the design), each folder imports only
 folders of a lower rank, no private name crosses folders, no module is longer than 400 lines,
-the top holds at most four modules, the library imports nothing of the benchmarks, and the raw
+the top holds at most four modules, the library imports nothing of the benchmarks nor any private
+module or name of huggingface_hub, and the raw
 folder, followed from ``build()``, climbs back up the layers at most eight times."""
 
 import ast
@@ -197,6 +198,49 @@ def test_the_library_imports_nothing_of_the_benchmarks(tmp_path):
     assert benchmark_imports(pkg) == ["neurips_abstracts.a imports benchmarks.docs",
                                       "neurips_abstracts.b imports benchmarks"]
     assert benchmark_imports() == []
+
+
+def hub_private_imports(package: Path = PACKAGE) -> list[str]:
+    """Every import, anywhere in ``package``'s source, of a private part of huggingface_hub: a
+    module path with a part starting with "_" (``huggingface_hub.utils._http``), a private name
+    or module imported from it (``from huggingface_hub.utils import _http``), or such a path given
+    to ``importlib.import_module`` or ``__import__``. Any minor release may move them."""
+    def private(dotted: str) -> bool:
+        parts = dotted.split(".")
+        return parts[0] == "huggingface_hub" and any(p.startswith("_") and not p.startswith("__") for p in parts)
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        module = module_name(path, package)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                found += [f"{module} imports {a.name}" for a in node.names if private(a.name)]
+            elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "huggingface_hub":
+                found += [f"{module} imports {node.module}.{a.name}" for a in node.names
+                          if private(f"{node.module}.{a.name}")]
+            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if called in ("import_module", "__import__") and private(str(node.args[0].value)):
+                    found.append(f"{module} imports {node.args[0].value}")
+    return found
+
+
+def test_no_private_module_or_name_of_huggingface_hub_is_imported(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "",
+        "a.py": "def f():\n    from huggingface_hub.utils._http import default_client_factory\n",
+        "b.py": "from huggingface_hub.utils import _http, get_session\nfrom huggingface_hub import HfApi\n",
+        "c.py": "import huggingface_hub._commit_api as c, huggingface_hub.constants\n",
+        "d.py": "import importlib\nx = importlib.import_module('huggingface_hub.utils._xet')\n",
+        "e.py": "from huggingface_hub import set_client_factory, __version__\nfrom ._private import y\n",
+    })
+    assert hub_private_imports(pkg) == [
+        "neurips_abstracts.a imports huggingface_hub.utils._http.default_client_factory",
+        "neurips_abstracts.b imports huggingface_hub.utils._http",
+        "neurips_abstracts.c imports huggingface_hub._commit_api",
+        "neurips_abstracts.d imports huggingface_hub.utils._xet",
+    ]
+    assert hub_private_imports() == []
 
 
 MAX_LINES = 400  # a module longer than this holds more than one job

@@ -1,7 +1,9 @@
 import hashlib
 import json
 import re
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -497,3 +499,75 @@ def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub):
     assert isinstance(result, dict), result
     assert "move tag: the Hub had already applied an earlier try" in "\n".join(lines)
     assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older
+
+
+# --- the storage down, slow or failing; rate limits -----------------------------------------
+
+@pytest.mark.parametrize("fault", ["down", pytest.param("slow", marks=pytest.mark.slow), "erroring"])
+def test_a_storage_down_slow_or_failing_ends_publish_within_its_attempts(released, hub, fault):
+    """hf_xet's own retries are off while publishing (its settings, HF_XET_CLIENT_*): each of
+    publish's attempts makes one try, each try ends within --timeout, and the one line says that
+    no commit was made."""
+    if fault == "down":
+        hub.storage_endpoint = "http://127.0.0.1:9"  # what the write-token route hands out: nothing listens
+    else:
+        hub.fail_step("xorb upload", "timeout" if fault == "slow" else "500", times=10)
+    proc = publish(released, hub, "--attempts", "2", "--timeout", TIMEOUT, process=True)
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    assert proc.returncode == 1 and len(failed) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "upload: gave up after 2 attempts (Xet storage: " in failed[0], failed[0]
+    assert HOLDS["xorb upload"] in failed[0] and "run publish again" in failed[0]
+    assert "upload: Xet storage: " in proc.stdout and "retrying in" in proc.stdout  # the first failure, retried
+    tries = hub.step_requests("Xet token") if fault == "down" else hub.step_requests("xorb upload")
+    assert len(tries) == 2, [r.path for r in tries]  # one per attempt: nothing retried behind publish's back
+    if fault == "slow":  # each try ended by the client's read timeout (--timeout), not by the storage
+        assert hub.storage.gave_up == [True, True]
+    assert hub.commits_received() == [] and hub.repos[hub_repo()].tags == {}
+
+
+@pytest.mark.parametrize("status", [429, 503])
+@pytest.mark.parametrize("step", ["read refs", "commit", "tag"])
+def test_429_and_503_wait_for_retry_after_then_retry(released, hub, monkeypatch, step, status):
+    slept = []
+    sleep = time.sleep
+    monkeypatch.setattr(time, "sleep", lambda s: (slept.append(s), sleep(s / 1000)))
+    hub.fail_step(step, str(status), retry_after="3")
+    result, lines = publish_in_process(released, hub, attempts=2, backoff_seconds=0.5)
+    assert isinstance(result, dict), result
+    assert f"{step}: HTTP {status}, Retry-After 3 s, retrying in 3 s (attempt 2 of 2)" in lines, lines
+    assert 3.0 in slept and 0.5 not in slept  # the wait the Hub asked for, not publish's own backoff
+    assert result["commit"] == one_release_on_the_hub(hub, hub_repo()).oid
+
+
+def test_a_retry_after_longer_than_the_timeout_is_not_waited_for(released, hub):
+    hub.fail_step("read refs", "429", retry_after="600")
+    proc = publish(released, hub, "--timeout", "5")
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+    assert "read refs: the Hub answered 429 and asks to wait 600 s before trying again, longer than the timeout (5 s)" \
+        in failed[0] and "the Hub holds nothing sent by this run" in failed[0]
+    assert len(hub.step_requests("read refs")) == 1
+
+
+def test_retry_after_as_an_http_date():
+    from email.utils import formatdate
+
+    from neurips_abstracts.hub.publish import retry_after
+
+    def answer(value):
+        return SimpleNamespace(headers={"retry-after": value} if value is not None else {})
+
+    assert retry_after(answer("7")) == 7.0 and retry_after(answer(" 0 ")) == 0.0
+    assert 25 < retry_after(answer(formatdate(time.time() + 30, usegmt=True))) <= 30
+    assert retry_after(answer(formatdate(time.time() - 30, usegmt=True))) == 0.0
+    assert retry_after(answer(None)) is None and retry_after(answer("soon")) is None and retry_after(None) is None
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_another_4xx_is_refused_in_one_line_and_not_retried(released, hub, status):
+    hub.fail_step("commit", str(status))
+    proc = publish(released, hub)
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+    assert f"commit: the Hub refused ({status})" in failed[0] and HOLDS["xorb upload"] in failed[0]
+    assert len(hub.commits_received()) == 1 and "retrying" not in proc.stdout
