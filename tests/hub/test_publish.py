@@ -552,7 +552,7 @@ def test_a_retry_after_longer_than_the_timeout_is_not_waited_for(released, hub):
 def test_retry_after_as_an_http_date():
     from email.utils import formatdate
 
-    from neurips_abstracts.hub.publish import retry_after
+    from neurips_abstracts.hub.client import retry_after
 
     def answer(value):
         return SimpleNamespace(headers={"retry-after": value} if value is not None else {})

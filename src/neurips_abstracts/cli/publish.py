@@ -37,10 +37,11 @@ def _repo_id(ctx, param, value: str | None) -> str:
               help="Publish over commits made on the Hub's branch since its last release tag (edits in the browser, say), replacing what they changed; refused without it.")
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
-@click.option("--attempts", default=4, show_default=True, help="Tries per Hub call on 5xx, timeouts and connection errors.")
+@click.option("--attempts", default=4, show_default=True,
+              help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures.")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
 @click.option("--timeout", type=float, default=None,
-              help="Seconds to wait on any one network operation before it counts as failed (default: 120).")
+              help="Seconds to wait on any one network operation before it counts as failed, and the longest Retry-After waited for (default: 120).")
 def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_hub_edits, dist_dir, raw_dir, attempts,
             backoff, timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
@@ -50,7 +51,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     and refuses if an id published there is missing from DIST or lost its history, if the tag
     was moved, or if the branch holds commits made since the tag by anything but publish
     (see `verify --hub`). A publish stopped by a Hub failure says in one line
-    what reached the Hub; running it again finishes the release (it tags a commit an earlier run
+    what the Hub holds; running it again finishes the release (it tags a commit an earlier run
     made, never committing twice). DIST names the repository in pyproject.toml
     (hub-repo); for another --repo-id the same build is rendered for that repository, and that
     is what is uploaded. The token comes from HF_TOKEN or `hf auth login`; HF_ENDPOINT selects

@@ -1,0 +1,163 @@
+"""The Hub as publish talks to it: each huggingface_hub call retried as the Hub means its
+answers, every network wait bounded, and failures in words fit to print."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class PublishError(RuntimeError):
+    """A refusal or failure, in words fit to print."""
+
+
+class HubUnavailable(PublishError):
+    """The Hub kept failing (5xx, timeouts, connection errors) after every attempt."""
+
+
+@dataclass(frozen=True)
+class PublishConfig:
+    attempts: int = 4  # tries for each call on transient errors (5xx, timeouts, connection)
+    backoff_seconds: float = 1.0  # first wait; doubles after every failed try
+    # Longest wait for any one network operation (connect, send, receive a part of the answer):
+    # huggingface_hub's own client waits forever, so a Hub that never answers would hang publish.
+    timeout_seconds: float = 120.0
+
+
+class HubClient:
+    """The huggingface_hub calls publish makes, each retried on transient errors."""
+
+    def __init__(self, token: str, endpoint: str | None, config: PublishConfig, log: Callable[[str], None]):
+        from huggingface_hub import HfApi
+
+        self.api = HfApi(endpoint=endpoint, token=token)
+        self.endpoint = self.api.endpoint
+        self.token = token
+        self.config = config
+        self.log = log
+
+    def __enter__(self) -> "HubClient":
+        """While publishing, every network operation waits at most ``config.timeout_seconds``.
+
+        huggingface_hub sends every request through one shared client that it makes with a
+        factory and no timeout: publish sets a factory (``set_client_factory``, public) whose
+        clients have the timeout and the template client's request hooks. hf_xet, which sends
+        the files to the Hub's Xet storage, reads its settings from ``HF_XET_*`` environment
+        variables when huggingface_hub makes its Xet session (the first upload or download of a
+        process): its connect and read timeouts are set to ours, and its own retries off, so
+        that publish's attempts are the only retries and a storage that is down, slow or
+        failing costs at most ``attempts`` x ``timeout`` (plus backoff)."""
+        import os
+
+        import httpx2
+        from huggingface_hub import get_session, set_client_factory
+
+        template = get_session()
+        hooks, redirects, timeout = template.event_hooks, template.follow_redirects, template.timeout
+
+        def client(seconds):
+            return lambda: httpx2.Client(event_hooks=hooks, follow_redirects=redirects, timeout=seconds)
+
+        self._restore_client = client(timeout)
+        set_client_factory(client(self.config.timeout_seconds))
+        wait = f"{max(1, round(self.config.timeout_seconds * 1000))}ms"
+        xet = {"HF_XET_CLIENT_RETRY_MAX_ATTEMPTS": "0", "HF_XET_CLIENT_CONNECT_TIMEOUT": wait,
+               "HF_XET_CLIENT_READ_TIMEOUT": wait}
+        self._restore_env = {name: os.environ.get(name) for name in xet}
+        os.environ.update(xet)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        from huggingface_hub import set_client_factory
+
+        set_client_factory(self._restore_client)
+        for name, value in self._restore_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    def redact(self, text: str) -> str:
+        return text.replace(self.token, "***") if self.token else text
+
+    def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None,
+             recover_on: tuple[int, ...] = (409, 412), **kwargs):
+        """``fn(*args, **kwargs)``, retried on transient errors: 5xx, 429, timeouts, connection
+        errors, and the Xet storage's failures. A 429 or 503 with ``Retry-After`` is retried after
+        the wait it asks for, if that is no longer than the timeout. When the Hub answers a status
+        of ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
+        returned instead."""
+        import httpx2  # what huggingface_hub talks through: its network errors are httpx2's
+        from huggingface_hub.errors import HfHubHTTPError
+
+        wait = self.config.backoff_seconds
+        for attempt in range(1, self.config.attempts + 1):
+            pause = wait
+            try:
+                return fn(*args, **kwargs)
+            except HfHubHTTPError as exc:
+                status = exc.response.status_code if exc.response is not None else None
+                if status in recover_on and recover is not None:
+                    recovered = recover()
+                    if recovered is not None:
+                        self.log(f"{what}: the Hub had already applied an earlier try; nothing more to do")
+                        return recovered
+                if status is not None and status < 500 and status != 429:
+                    raise self._refusal(what, status, exc) from None
+                reason = f"HTTP {status}"
+                asked = retry_after(exc.response) if status in (429, 503) else None
+                if asked is not None:
+                    if asked > self.config.timeout_seconds:
+                        raise HubUnavailable(
+                            f"{what}: the Hub answered {status} and asks to wait {asked:g} s before trying again, "
+                            f"longer than the timeout ({self.config.timeout_seconds:g} s)"
+                        ) from None
+                    pause, reason = asked, f"HTTP {status}, Retry-After {asked:g} s"
+            except httpx2.TransportError as exc:  # timeouts, refused or reset connections, broken answers
+                reason = type(exc).__name__
+            except (ConnectionError, TimeoutError) as exc:  # hf_xet's: the Xet storage failed or never answered
+                reason = f"Xet storage: {self.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
+            if attempt == self.config.attempts:
+                raise HubUnavailable(
+                    f"{what}: gave up after {attempt} attempt{'s' if attempt > 1 else ''} ({reason}) talking to "
+                    f"{self.endpoint}"
+                )
+            self.log(f"{what}: {reason}, retrying in {pause:g} s (attempt {attempt + 1} of {self.config.attempts})")
+            time.sleep(pause)
+            wait *= 2
+
+    def _refusal(self, what: str, status: int, exc) -> PublishError:
+        detail = self.redact(str(exc).splitlines()[0] if str(exc) else "")
+        if status == 401:
+            return PublishError(f"{what}: the Hub rejected the token (401): set a valid HF_TOKEN or log in again")
+        if status == 403:
+            return PublishError(f"{what}: forbidden (403): the token cannot write to this repository ({detail})")
+        if status in (409, 412) and what == "commit":
+            return PublishError(
+                f"{what}: the branch moved since it was read ({status}); someone else committed meanwhile. "
+                "Nothing was published and nothing is retried: run publish again to plan against the new head"
+            )
+        if status == 404:
+            return PublishError(f"{what}: not found (404): {detail}")
+        return PublishError(f"{what}: the Hub refused ({status}): {detail}")
+
+
+def retry_after(response) -> float | None:
+    """The seconds an answer's ``Retry-After`` asks to wait (a number or an HTTP date), or None."""
+    from email.utils import parsedate_to_datetime
+
+    value = (response.headers.get("retry-after") or "").strip() if response is not None else ""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
