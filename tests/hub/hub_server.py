@@ -33,7 +33,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from tests.hub.server import Fault, RawFile, Request, Server
+from tests.hub.server import RawFile, Request, Server
 from tests.hub.xet_storage import XET_TOKEN, Storage
 
 

@@ -132,6 +132,22 @@ def test_parquet_goes_through_xet_storage_and_reads_back_through_hf_xet(project,
     assert any(p.startswith("/v1/reconstructions/") for p in read) and any(p.startswith("/xorb/") for p in read)
 
 
+def test_files_the_storage_holds_are_not_sent_again(project, hub):
+    """The same Parquet published to a second repository of the Hub from another machine (a new
+    process, an empty HF_HOME: no local cache of what was sent): hf_xet asks the storage's global
+    dedup route about the files' chunks, learns from the shard it answers that the storage holds
+    them, and sends no xorb; the commit still has the files, byte for byte."""
+    assert publish(project, hub, "--repo-id", "alice/abstracts").returncode == 0
+    first = hub.storage.xorb_bytes_received()
+    before = len(hub.storage.requests)
+    proc = publish(project, hub, "--repo-id", "alice/copy", process=True, env={"HF_HOME": str(project.parent / "other")})
+    assert proc.returncode == 0, proc.stderr
+    parquet = {k: v for k, v in dist_bytes(project).items() if PARQUET.search(k)}
+    assert first > 0 and hub.storage.xorb_bytes_received() == first
+    assert any(r.path.startswith("/v1/chunks/") for r in hub.storage.requests[before:])
+    assert hub.head_files("alice/copy").items() >= parquet.items()
+
+
 def test_without_hf_xet_parquet_goes_through_the_lfs_batch_api(project, hub, no_xet):
     """A user who sets HF_HUB_DISABLE_XET=1 (or has no hf_xet) uploads through git LFS: that path
     stays served and tested."""
