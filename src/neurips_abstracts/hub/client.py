@@ -13,12 +13,12 @@ class PublishError(RuntimeError):
 
 
 class HubUnavailable(PublishError):
-    """The Hub kept failing (5xx, timeouts, connection errors) after every attempt."""
+    """The Hub or its storage kept failing (5xx, 429, timeouts, connection errors) after every attempt."""
 
 
 @dataclass(frozen=True)
 class PublishConfig:
-    attempts: int = 4  # tries for each call on transient errors (5xx, timeouts, connection)
+    attempts: int = 4  # tries for each call on transient errors (5xx, 429, timeouts, connection, storage)
     backoff_seconds: float = 1.0  # first wait; doubles after every failed try
     # Longest wait for any one network operation (connect, send, receive a part of the answer):
     # huggingface_hub's own client waits forever, so a Hub that never answers would hang publish.
@@ -47,7 +47,9 @@ class HubClient:
         variables when huggingface_hub makes its Xet session (the first upload or download of a
         process): its connect and read timeouts are set to ours, and its own retries off, so
         that publish's attempts are the only retries and a storage that is down, slow or
-        failing costs at most ``attempts`` x ``timeout`` (plus backoff)."""
+        failing costs at most ``attempts`` x ``timeout`` (plus backoff) per request it makes. (In a
+        process that used Xet before publishing, that session's settings stay: huggingface_hub
+        offers no public way to make a new one. The command runs in a process of its own.)"""
         import os
 
         import httpx2
