@@ -57,7 +57,7 @@ STEPS = {
 STORAGE_STEPS = {
     "dedup query": ("GET", r"^/v1/chunks/"),
     "xorb upload": ("POST", r"^/v1/xorbs/"),
-    "shard upload": ("POST", r"^/v1/shards$"),
+    "shard upload": ("POST", r"^/v2/shards$"),
 }
 SKIP = {"applied-commit check": 1}  # matching requests of earlier steps
 

@@ -493,7 +493,7 @@ def test_a_lost_answer_at_the_nth_request_never_makes_a_second_commit(released, 
     with Hub(hub.users) as clean:
         assert isinstance(publish_in_process(released, clean)[0], dict)
         total = len(clean.requests)
-    assert total >= 10
+    assert total >= 8  # whoami, create, refs, tree, pre-upload, Xet token, commit, tag: at least
     for n in range(1, total + 1):
         with Hub(hub.users) as h:
             h.fail_nth(n, kind, after=True)

@@ -2,11 +2,12 @@
 upload and to download a file, with the bytes it sends parsed and counted.
 
 Upload: ``POST /v1/xorbs/default/<hash>`` (a xorb: chunks, each an 8-byte header and its bytes,
-stored as sent, LZ4 or byte-grouped LZ4 or raw), ``POST /v1/shards`` (a shard: for each file the
-xorb chunk ranges that make it and its sha256; for each xorb its chunk hashes), and the global
-dedup query ``GET /v1/chunks/default-merkledb/<chunk hash>`` (the shard that holds the chunk, or
-404). The v2 shard route and the xorb grant routes answer 404, as a storage without them does:
-hf_xet then takes the v1 routes.
+stored as sent, LZ4 or byte-grouped LZ4 or raw), ``POST /v2/shards`` (a shard: for each file the
+xorb chunk ranges that make it and its sha256; for each xorb its chunk hashes; answered with
+NDJSON progress frames, as the Hub's storage does, and v1's single JSON answer at
+``/v1/shards``), and the global dedup query ``GET /v1/chunks/default/<chunk hash>`` (a shard with
+the xorb that holds the chunk, or 404). The xorb grant routes answer 404, as a storage without
+them does: hf_xet then posts each xorb itself.
 
 Download: ``GET /v1/reconstructions/<file hash>`` (the file's terms and, per xorb, a URL and the
 byte range to fetch) and that URL (``/xorb/<hash>``, answering a ``Range``). The v2 route answers
@@ -18,6 +19,7 @@ file from the chunks it was sent in, so the test Hub commits the bytes hf_xet up
 
 from __future__ import annotations
 
+import json
 import re
 import struct
 import time
@@ -233,8 +235,14 @@ class Storage(Server):
             return self._put_xorb(m[2], req.body)
         if m and req.method == "HEAD":
             return (200 if m[2] in self.xorbs else 404), {}
-        if req.path == "/v1/shards" and req.method == "POST":
-            return self._put_shard(req.body)
+        if req.path in ("/v1/shards", "/v2/shards") and req.method == "POST":
+            status, answer = self._put_shard(req.body)
+            if status != 200 or req.path == "/v1/shards":
+                return status, answer
+            # v2 streams NDJSON frames, ending with a terminal one (hf_xet reads it with its read timeout)
+            frames = [{"type": "validating", "verified": 1, "total": 1}, {"type": "result"}]
+            return 200, RawFile("".join(json.dumps(f) + "\n" for f in frames).encode(),
+                                {"Content-Type": "application/x-ndjson"})
         m = re.fullmatch(r"/v1/chunks/([^/]+)/([0-9a-f]{64})", req.path)
         if m:
             section = self.by_chunk.get(m[2])
