@@ -579,6 +579,15 @@ def test_retry_after_as_an_http_date():
     assert retry_after(answer(None)) is None and retry_after(answer("soon")) is None and retry_after(None) is None
 
 
+def test_a_4xx_from_the_xet_side_is_refused_in_one_line_and_not_retried(released, hub):
+    hub.fail_step("Xet token", "403", times=3)
+    proc = publish(released, hub, "--attempts", "3", process=True)
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("publish failed:")]
+    assert proc.returncode == 1 and len(failed) == 1, proc.stderr
+    assert "upload: the Xet storage refused (403)" in failed[0] and HOLDS["xorb upload"] in failed[0]
+    assert len(hub.step_requests("Xet token")) == 1 and "retrying" not in proc.stdout
+
+
 @pytest.mark.parametrize("status", [400, 422])
 def test_another_4xx_is_refused_in_one_line_and_not_retried(released, hub, status):
     hub.fail_step("commit", str(status))

@@ -3,6 +3,7 @@ answers, every network wait bounded, and failures in words fit to print."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,7 +122,12 @@ class HubClient:
             except httpx2.TransportError as exc:  # timeouts, refused or reset connections, broken answers
                 reason = type(exc).__name__
             except (ConnectionError, TimeoutError) as exc:  # hf_xet's: the Xet storage failed or never answered
-                reason = f"Xet storage: {self.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}"
+                said = self.redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+                # hf_xet names the status in its message only ("... client error (403 Forbidden) ...")
+                refused = re.search(r"client error \((4\d\d)\b", said)
+                if refused and refused[1] != "429":
+                    raise PublishError(f"{what}: the Xet storage refused ({refused[1]}): {said}") from None
+                reason = f"Xet storage: {said}"
             if attempt == self.config.attempts:
                 raise HubUnavailable(
                     f"{what}: gave up after {attempt} attempt{'s' if attempt > 1 else ''} ({reason}) talking to "
