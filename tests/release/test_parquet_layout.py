@@ -1,5 +1,6 @@
-"""The Parquet files as the Hub serves them: row groups bounded in bytes, a page index on every
-column chunk (read back from the written files' own metadata)."""
+"""The Parquet files as the Hub serves them: row groups bounded in bytes, an offset index on every
+column chunk, min/max statistics on all but free text (read back from the written files' own
+metadata)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,22 @@ import pyarrow.parquet as pq
 from neurips_abstracts import build as build_module
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
+from neurips_abstracts.core.schema import free_text_columns
 from neurips_abstracts.release.write import row_group_bounds
 from tests.helpers import synthetic_dumps
 
 LIMIT = 16 * 1024  # small enough that the fixture's tables make several row groups
+
+
+def _assert_page_index(rg, table: str) -> None:
+    """An offset index on every column chunk; min/max statistics, and so a column index, on
+    every column but free text (whose minimum and maximum would be whole texts)."""
+    free_text = set(free_text_columns(table))
+    for c in range(rg.num_columns):
+        col = rg.column(c)
+        assert col.has_offset_index, (table, col.path_in_schema)
+        stats = col.path_in_schema not in free_text
+        assert col.has_column_index == stats and col.is_stats_set == stats, (table, col.path_in_schema)
 
 
 def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
@@ -21,15 +34,14 @@ def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
     synthetic_dumps(raw, papers=240)
     config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=LIMIT, parquet_batch_rows=37)
     build_module.build(raw, tmp_path / "dist", config, previous=None)
-    for table in ("papers", "occurrences"):
+    assert free_text_columns("papers") and free_text_columns("occurrences")  # the assertions below test both kinds
+    for table in ("papers", "occurrences", "ids"):
         meta = pq.ParquetFile(tmp_path / "dist" / data_path(table)).metadata
-        assert meta.num_row_groups > 2, table
+        assert meta.num_row_groups > 2 or table == "ids", table
         for g in range(meta.num_row_groups):
             rg = meta.row_group(g)
             assert rg.total_byte_size <= LIMIT, (table, g, rg.total_byte_size)
-            for c in range(rg.num_columns):
-                col = rg.column(c)
-                assert col.has_offset_index and col.has_column_index, (table, g, col.path_in_schema)
+            _assert_page_index(rg, table)
 
 
 def test_rebuild_is_byte_identical_with_small_row_groups(tmp_path):
@@ -124,7 +136,7 @@ def test_shards_as_the_hub_names_them_and_every_file_says_so(tmp_path):
             for g in range(f.metadata.num_row_groups):
                 rg = f.metadata.row_group(g)
                 assert rg.total_byte_size <= LIMIT or rg.num_rows == 1
-                assert all(rg.column(c).has_offset_index and rg.column(c).has_column_index for c in range(rg.num_columns))
+                _assert_page_index(rg, table)
     card = DatasetCard.load(dist / "README.md").data.to_dict()
     for c in card["configs"]:
         path = c["data_files"][0]["path"]

@@ -15,15 +15,19 @@ from dataclasses import dataclass
 
 from ..core.config import BuildConfig
 from ..core.names import shard_path, table_folder
-from ..core.schema import hf_features_dict
+from ..core.schema import field_names, free_text_columns, hf_features_dict
 
 
-def _parquet_options(config: BuildConfig) -> dict:
+def _parquet_options(config: BuildConfig, name: str) -> dict:
+    free_text = set(free_text_columns(name))
     return {
         "compression": config.parquet_compression,
         "compression_level": config.parquet_compression_level,
         "use_dictionary": True,
-        "write_statistics": True,
+        # No min/max of free text: each page's would be two whole abstracts, in the column index
+        # of the footer, which any change of the table rewrites (the offset index stays on every
+        # column chunk: readers still find each page).
+        "write_statistics": [f for f in field_names(name) if f not in free_text],
         "write_page_index": config.parquet_page_index,
         "use_content_defined_chunking": {
             "min_chunk_size": config.parquet_cdc_min_chunk_size,
@@ -137,7 +141,7 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
                 writer = None
             if writer is None:
                 parts.append((folder / f".part-{len(parts)}", 0))
-                writer, measured = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config)), 0
+                writer, measured = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config, name)), 0
             group = group.replace_schema_metadata(schema.metadata)
             writer.write_table(group, row_group_size=group.num_rows)
             parts[-1] = (parts[-1][0], parts[-1][1] + group.num_rows)
@@ -146,7 +150,7 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
             nbytes += group.nbytes
         if writer is None:
             parts.append((folder / ".part-0", 0))
-            writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config))
+            writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config, name))
     finally:
         if writer is not None:
             writer.close()
