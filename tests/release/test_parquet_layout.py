@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from neurips_abstracts import build as build_module
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
-from neurips_abstracts.core.schema import free_text_columns
+from neurips_abstracts.core.schema import distinct_columns, free_text_columns
 from neurips_abstracts.release.write import row_group_bounds
 from tests.helpers import synthetic_dumps
 
@@ -20,13 +20,17 @@ LIMIT = 16 * 1024  # small enough that the fixture's tables make several row gro
 
 def _assert_page_index(rg, table: str) -> None:
     """An offset index on every column chunk; min/max statistics, and so a column index, on
-    every column but free text (whose minimum and maximum would be whole texts)."""
-    free_text = set(free_text_columns(table))
+    every column but free text (whose minimum and maximum would be whole texts); a dictionary
+    on every column but those whose values are all distinct."""
+    free_text, distinct = set(free_text_columns(table)), set(distinct_columns(table))
     for c in range(rg.num_columns):
         col = rg.column(c)
         assert col.has_offset_index, (table, col.path_in_schema)
         stats = col.path_in_schema not in free_text
         assert col.has_column_index == stats and col.is_stats_set == stats, (table, col.path_in_schema)
+        # no dictionary for values all distinct; the others have one (a row group's first page of
+        # them at least: a column falls back to plain past the dictionary's size limit)
+        assert col.has_dictionary_page == (col.path_in_schema not in distinct), (table, col.path_in_schema)
 
 
 def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
@@ -34,7 +38,8 @@ def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
     synthetic_dumps(raw, papers=240)
     config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=LIMIT, parquet_batch_rows=37)
     build_module.build(raw, tmp_path / "dist", config, previous=None)
-    assert free_text_columns("papers") and free_text_columns("occurrences")  # the assertions below test both kinds
+    # the assertions below test both kinds of column
+    assert all(free_text_columns(t) and distinct_columns(t) for t in ("papers", "occurrences"))
     for table in ("papers", "occurrences", "ids"):
         meta = pq.ParquetFile(tmp_path / "dist" / data_path(table)).metadata
         assert meta.num_row_groups > 2 or table == "ids", table

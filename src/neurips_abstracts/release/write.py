@@ -15,15 +15,17 @@ from dataclasses import dataclass
 
 from ..core.config import BuildConfig
 from ..core.names import shard_path, table_folder
-from ..core.schema import field_names, free_text_columns, hf_features_dict
+from ..core.schema import distinct_columns, field_names, free_text_columns, hf_features_dict
 
 
 def _parquet_options(config: BuildConfig, name: str) -> dict:
-    free_text = set(free_text_columns(name))
+    free_text, distinct = set(free_text_columns(name)), set(distinct_columns(name))
     return {
         "compression": config.parquet_compression,
         "compression_level": config.parquet_compression_level,
-        "use_dictionary": True,
+        # A dictionary of values all distinct only adds a page of them all, whose bytes shift
+        # wherever a value is added; the values are stored plain.
+        "use_dictionary": [f for f in field_names(name) if f not in distinct],
         # No min/max of free text: each page's would be two whole abstracts, in the column index
         # of the footer, which any change of the table rewrites (the offset index stays on every
         # column chunk: readers still find each page).
