@@ -203,3 +203,21 @@ def test_a_stray_shard_is_named_not_called_no_release(tmp_path):
     shutil.copy(dist / first, dist / "data" / "occurrences" / "train-00000-of-00001.parquet")
     with pytest.raises(DumpError, match=r"data/occurrences.*train-00000-of-00001\.parquet"):
         read_previous(dist)
+
+
+def test_ids_of_a_release_built_on_another_come_after_its_ids(tmp_path):
+    """The ids table of a release built on another lists that release's ids first, in its
+    order, then the new ones (by id): the table grows at its end. A first release's are by id."""
+    from tests.helpers import make_dump
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=120)
+    build_module.build(raw, tmp_path / "old", DEFAULT_CONFIG, previous=None)
+    topics = ("sparse kernels", "graph regret", "tensor sketches", "causal bandits", "quantum walks", "spline flows")
+    (raw / "009_00000000000000ff.txt").write_bytes(make_dump(
+        [f"A new paper on {t}: {' '.join(f'{t.split()[0]}{k}x{n}' for n in range(25))}." for k, t in enumerate(topics)]))
+    build_module.build(raw, tmp_path / "new", DEFAULT_CONFIG, previous=tmp_path / "old")
+    old = pq.read_table(tmp_path / "old" / data_path("ids"))["id"].to_pylist()
+    new = pq.read_table(tmp_path / "new" / data_path("ids"))["id"].to_pylist()
+    assert old == sorted(old) and len(new) == len(old) + len(topics)
+    assert new[:len(old)] == old and new[len(old):] == sorted(new[len(old):])
