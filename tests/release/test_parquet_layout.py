@@ -68,6 +68,36 @@ def test_row_group_bounds_cut_by_bytes():
     assert ends == [2, 3, 4, 6, 7]  # 10, 5, 20 (one row past the limit alone), 2, 9
 
 
+def test_a_flipped_relation_moves_no_row_group_cut(tmp_path):
+    """Row groups are cut by a measure in which a column of listed values (``relation``) counts
+    its longest value's bytes: occurrences whose relation flipped in place (their paper's
+    canonical text moved) leave every row group with the rows it had, so the groups after it
+    keep their bytes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from neurips_abstracts.release.write import write_parquet
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=240)
+    config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=LIMIT)
+    build_module.build(raw, tmp_path / "dist", config, previous=None)
+    occ = pq.read_table(tmp_path / "dist" / data_path("occurrences"))
+    relation = occ["relation"]
+    flipped = pc.if_else(pc.equal(relation, "canonical"), "exact_duplicate",
+                         pc.if_else(pc.equal(relation, "exact_duplicate"), "canonical", relation))
+    assert pc.sum(pc.not_equal(relation, flipped)).as_py() > 20  # rows made longer and shorter
+    other = occ.set_column(occ.schema.get_field_index("relation"), occ.schema.field("relation"), flipped)
+
+    def groups(table: pa.Table, out) -> list[int]:
+        written = write_parquet(table, "occurrences", out, config)
+        meta = pq.ParquetFile(out / written.shards[0][0]).metadata
+        return [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+
+    cuts = groups(occ, tmp_path / "a")
+    assert len(cuts) > 2 and groups(other, tmp_path / "b") == cuts
+
+
 def test_rows_in_added_order_and_readers_agree(tmp_path):
     """Papers in first-seen order (by their first dump, then record), occurrences in added
     order; pandas, polars, DuckDB and `datasets` read the same rows."""

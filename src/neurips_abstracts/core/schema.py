@@ -45,6 +45,13 @@ def distinct_columns(table: str) -> list[str]:
     return [f["name"] for f in table_schema(table)["fields"] if f.get("constraints", {}).get("unique")]
 
 
+def enum_bytes(table: str) -> dict[str, int]:
+    """The string columns whose values the schema lists (``constraints.enum``), each with the
+    UTF-8 length of its longest value."""
+    return {f["name"]: max(len(v.encode("utf-8")) for v in f["constraints"]["enum"])
+            for f in table_schema(table)["fields"] if f["type"] == "string" and "enum" in f.get("constraints", {})}
+
+
 def arrow_schema(table: str) -> pa.Schema:
     fields = []
     for f in table_schema(table)["fields"]:
