@@ -8,6 +8,7 @@ import gc
 import json
 import os
 import platform
+import shlex
 import sys
 import time
 from importlib import metadata
@@ -106,7 +107,7 @@ def machine() -> dict:
 
 def command(module: str) -> str:
     """The command line that made a results file, as a reader would type it to rerun it."""
-    return " ".join(["python -m", module, *sys.argv[1:]])
+    return " ".join(["python -m", module, *map(shlex.quote, sys.argv[1:])])  # quoted as a shell reads them
 
 
 def write_results(path, result: dict) -> None:

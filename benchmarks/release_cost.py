@@ -1,17 +1,22 @@
 """What a release costs to send: the share of each table's Parquet bytes in content-defined
-chunks the previous release does not hold.
+chunks the previous release does not hold, and what readers' queries cost.
 
-Builds a base release of N records (``generate``: real abstracts of ../shared/corpora, read at
-run time), adds one recrawl dump of 1% of N (70% exact copies of records, 20% light revisions,
-10% new papers) and rebuilds against the base. Each Parquet file of both releases is cut into
-chunks as Xet storage cuts them and the new release's bytes in chunks absent from the base are
-counted. ``hf_xet`` exposes no chunker (only whole-file upload and hashing), so this is FastCDC
-implemented here with Xet's parameters: a gear rolling hash, a chunk ends where the hash's top 16
-bits are zero (64 KiB average), at least 8 KiB and at most 128 KiB.
+Builds a first release of N records (``generate``: real abstracts of ../shared/corpora, read at
+run time), then adds one dump of 1% of N per recrawl mix (``MIXES``: the ``recrawl`` of 70% exact
+copies, 20% light revisions and 10% new papers; the ``revisions`` of 40% revisions and 40% copies
+of old versions, both becoming canonical, and 20% new papers; each in random order, seeded) and
+rebuilds against the first. Each Parquet file of both releases is cut into chunks as Xet storage
+cuts them and the new release's bytes in chunks absent from the first are counted: a model of
+what Xet would send, not a measure of it. ``hf_xet`` exposes no chunker (only whole-file upload
+and hashing), so this is FastCDC implemented here with Xet's parameters and a gear table of its
+own: a gear rolling hash, a chunk ends where the hash's top 16 bits are zero (64 KiB average), at
+least 8 KiB and at most 128 KiB.
 
-``--before SRC`` also measures another checkout's ``src`` folder (``git archive <rev>`` of it), to compare.
+``--step REV=LABEL`` also measures revision REV's ``src`` (``git archive``), in the same run and
+on the same dumps, before this checkout; the read queries (``QUERIES``, DuckDB and polars) run on
+every step's ``recrawl`` release in turn, ``--rounds`` times (the fastest and the median).
 
-    python -m benchmarks.release_cost 100000 --before ../base/src --before-revision bf6bb3e
+    python -m benchmarks.release_cost 100000 --step 97e3d58=before --label after
 """
 
 from __future__ import annotations
@@ -74,6 +79,36 @@ def recrawl(texts: list[str], n: int, seed: int) -> list[str]:
     return out
 
 
+def revisions_recrawl(texts: list[str], labels: list[int], n: int, seed: int) -> list[str]:
+    """1% of ``n`` records that move papers' canonical texts, in random order: 40% revisions of a
+    paper's canonical text (the newest crawl's text becomes canonical), 40% exact copies of an
+    old version (a text of a paper other than its canonical one, which becomes canonical again),
+    20% new papers."""
+    rng = random.Random(seed)
+    k = max(10, n // 100)
+    canonical = {label: text for text, label in zip(texts, labels)}  # the last record's text: the newest crawl
+    old = [t for t, label in zip(texts, labels) if t != canonical[label]]
+    pool = [s for t in texts[:2000] for s in _SENTENCE_RE.split(t) if len(s.split()) >= 6]
+    papers = sorted(canonical)
+    out = []
+    for _ in range(k * 4 // 10):
+        text = canonical[rng.choice(papers)]
+        out.append(EDITS["typos_fixed"](text, 0.02, rng, [rng.choice(texts), rng.choice(texts)]))
+    out += [rng.choice(old) for _ in range(k * 4 // 10)]
+    while len(out) < k:
+        out.append(" ".join(rng.choice(pool) for _ in range(rng.randint(6, 10))) + f" Revised crawl {len(out)}.")
+    rng.shuffle(out)
+    return out
+
+
+# The recrawl mixes, each a dump added to the same first release: name -> (what it is, its records).
+MIXES = {
+    "recrawl": "70% exact copies of records, 20% light revisions, 10% new papers",
+    "revisions": "40% revisions of canonical texts, 40% exact copies of old versions (both become canonical), "
+                 "20% new papers",
+}
+
+
 _BUILD = ("import sys, neurips_abstracts; from neurips_abstracts.build import build; "
           "build(sys.argv[1], sys.argv[2], previous=None if sys.argv[3] == '-' else sys.argv[3]); "
           "print(neurips_abstracts.__file__, file=sys.stderr)")
@@ -87,31 +122,134 @@ def _build(raw: Path, out: Path, previous: Path | None, src: str | None) -> None
         sys.exit(f"build of {raw} failed:\n{run.stderr}")
 
 
-def measure(n: int, src: str | None, work: Path) -> dict:
-    texts, _ = records(n)
+def _dump(records_: list[str], index: int) -> tuple[str, bytes]:
+    data = (HEADER + "\n\n" + "\n\n".join(records_) + "\n").encode()
+    return f"{index:03d}_{hashlib.sha256(data).hexdigest()[:16]}.txt", data
+
+
+def dumps(n: int, work: Path) -> tuple[Path, dict[str, tuple[str, bytes]]]:
+    """The first release's raw folder (``generate``), and each mix's recrawl dump."""
+    texts, labels = records(n)
     raw = work / "raw"
-    dumps = write_dumps(texts, raw)
-    _build(raw, work / "base", None, src)
-    extra = recrawl(texts, n, SEED + 5)
-    body = "\n\n".join(extra)
-    data = (HEADER + "\n\n" + body + "\n").encode()
-    (raw / f"{len(dumps):03d}_{hashlib.sha256(data).hexdigest()[:16]}.txt").write_bytes(data)
-    _build(raw, work / "next", work / "base", src)
+    first = write_dumps(texts, raw)
+    extra = {"recrawl": recrawl(texts, n, SEED + 5), "revisions": revisions_recrawl(texts, labels, n, SEED + 6)}
+    return raw, {mix: _dump(extra[mix], len(first)) for mix in MIXES}
+
+
+def new_bytes(base: Path, new: Path) -> dict:
+    """Per table of release ``new``: its Parquet bytes, and those in chunks release ``base`` lacks."""
     result = {}
-    for table_dir in sorted((work / "next" / "data").iterdir()):
+    for table_dir in sorted((new / "data").iterdir()):
         old: set[bytes] = set()
-        for f in (work / "base" / "data" / table_dir.name).glob("*.parquet"):
+        for f in (base / "data" / table_dir.name).glob("*.parquet"):
             old |= set(chunk_hashes(f))
-        total = new = 0
+        total = fresh = 0
         for f in sorted(table_dir.glob("*.parquet")):
             data = f.read_bytes()
             for s, e in chunks(data):
                 total += e - s
                 if hashlib.sha256(data[s:e]).digest() not in old:
-                    new += e - s
-        result[table_dir.name] = {"bytes": total, "new_bytes": new}
+                    fresh += e - s
+        result[table_dir.name] = {"bytes": total, "new_bytes": fresh}
     result["all tables"] = {k: sum(v[k] for v in result.values()) for k in ("bytes", "new_bytes")}
     return result
+
+
+def measure(raw: Path, extra: dict[str, tuple[str, bytes]], src: str | None, work: Path) -> dict:
+    """Build the first release from ``raw`` with ``src`` (None: this checkout), then per mix the
+    release with its dump added, built on the first; the new bytes of each (``new_bytes``)."""
+    _build(raw, work / "base", None, src)
+    result = {}
+    for mix, (name, data) in extra.items():
+        (raw / name).write_bytes(data)
+        try:
+            _build(raw, work / mix, work / "base", src)
+        finally:
+            (raw / name).unlink()
+        result[mix] = new_bytes(work / "base", work / mix)
+    return result
+
+
+# Readers' queries per table, each as DuckDB SQL ({files}: the table's files; {id}: a paper id of
+# the release) and as a polars lazy query (of polars, the scan of the table's files, the id).
+QUERIES = {
+    "papers": {
+        "count": ("SELECT count(*) FROM {files}", lambda pl, f, i: f.select(pl.len())),
+        "one paper by id": ("SELECT * FROM {files} WHERE paper_id = '{id}'",
+                            lambda pl, f, i: f.filter(pl.col("paper_id") == i)),
+        "a word in the abstract": ("SELECT count(*) FROM {files} WHERE abstract LIKE '%regret%'",
+                                   lambda pl, f, i: f.filter(pl.col("abstract").str.contains("regret", literal=True))
+                                   .select(pl.len())),
+        "two columns": ("SELECT paper_id, word_count FROM {files}", lambda pl, f, i: f.select("paper_id", "word_count")),
+    },
+    "occurrences": {
+        "count": ("SELECT count(*) FROM {files}", lambda pl, f, i: f.select(pl.len())),
+        "one paper by id": ("SELECT * FROM {files} WHERE paper_id = '{id}'",
+                            lambda pl, f, i: f.filter(pl.col("paper_id") == i)),
+        "a word in the abstract": ("SELECT count(*) FROM {files} WHERE text_raw LIKE '%regret%'",
+                                   lambda pl, f, i: f.filter(pl.col("text_raw").str.contains("regret", literal=True))
+                                   .select(pl.len())),
+        "two columns": ("SELECT paper_id, relation FROM {files}", lambda pl, f, i: f.select("paper_id", "relation")),
+    },
+    "ids": {
+        "count": ("SELECT count(*) FROM {files}", lambda pl, f, i: f.select(pl.len())),
+        "one paper by id": ("SELECT * FROM {files} WHERE id = '{id}'", lambda pl, f, i: f.filter(pl.col("id") == i)),
+        "two columns": ("SELECT id, status FROM {files}", lambda pl, f, i: f.select("id", "status")),
+    },
+}
+
+
+def query_times(releases: dict[str, Path], rounds: int) -> dict:
+    """The fastest and the median seconds of each query (``QUERIES``) on each release, DuckDB
+    and polars, over ``rounds`` rounds. The rounds take the releases in turn, so that a change of
+    the machine's load falls on all of them; the fastest round is the one least disturbed."""
+    import statistics
+    import time
+
+    import duckdb
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    first = next(iter(releases.values()))
+    paper = pq.read_table(sorted((first / "data" / "papers").glob("*.parquet"))[0], columns=["paper_id"])
+    paper_id = paper["paper_id"][paper.num_rows // 2].as_py()  # a paper in the middle of the table
+    times: dict = {name: {} for name in releases}
+    for _ in range(rounds):
+        for name, release in releases.items():
+            con = duckdb.connect()
+            for table, queries in QUERIES.items():
+                files = (release / "data" / table).as_posix() + "/*.parquet"
+                for query, (sql, lazy) in queries.items():
+                    for engine in ("DuckDB", "polars"):
+                        start = time.perf_counter()
+                        if engine == "DuckDB":
+                            con.sql(sql.format(files=f"read_parquet('{files}')", id=paper_id)).fetchall()
+                        else:
+                            lazy(pl, pl.scan_parquet(files), paper_id).collect()
+                        seconds = time.perf_counter() - start
+                        times[name].setdefault(f"{engine}|{table}|{query}", []).append(seconds)
+            con.close()
+    return {name: {k: {"min": min(v), "median": statistics.median(v)} for k, v in t.items()}
+            for name, t in times.items()}
+
+
+def _head() -> str:
+    """This checkout's commit, with ``+`` where its ``src`` differs from it."""
+    root = Path(__file__).resolve().parents[1]
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "src"]).returncode
+    return head.stdout.strip() + ("+" if dirty else "")
+
+
+def _source(revision: str, work: Path) -> str:
+    """The ``src`` folder of ``revision`` of this repository, unpacked under ``work`` with the
+    files the package reads beside it (schema/, templates/, pyproject.toml...)."""
+    out = work / f"checkout-{revision}"
+    out.mkdir(parents=True)
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(root), "archive", revision], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
+    return str(out / "src")
 
 
 RESULTS = Path(__file__).parent / "results" / "release_cost.json"
@@ -144,26 +282,42 @@ def publish_cost(base: Path, new: Path) -> dict:
 
 
 def main() -> None:
-    from .harness import command, machine, write_results
+    from .harness import command, load_average, machine, write_results
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("records", type=int, nargs="?", default=100_000)
-    ap.add_argument("--before", metavar="SRC", help="also build with this checkout's src folder, the 'before'")
-    ap.add_argument("--before-revision", default="", help="the revision --before was taken from (for the docs)")
+    ap.add_argument("--step", action="append", default=[], metavar="REV=LABEL",
+                    help="also measure revision REV of this repository (its src), named LABEL; in order, before this checkout")
+    ap.add_argument("--label", default="this checkout", help="the name of this checkout's step")
+    ap.add_argument("--rounds", type=int, default=15, help="rounds of the read queries")
     args = ap.parse_args()
-    runs = {"after": None, **({"before": args.before} if args.before else {})}
+    steps = [tuple(s.split("=", 1)) for s in args.step]
     result = {"records": args.records, "recrawl_records": max(10, args.records // 100), "machine": machine(),
-              "command": command("benchmarks.release_cost"), "before_revision": args.before_revision,
+              "command": command("benchmarks.release_cost"), "mixes": MIXES,
               "chunker": {"kind": "FastCDC (gear hash), implemented in the benchmark", "target": TARGET,
-                          "min": MIN_CHUNK, "max": MAX_CHUNK}}
-    for name, src in runs.items():
-        with tempfile.TemporaryDirectory(prefix="release-cost-") as tmp:
-            result[name] = measure(args.records, src, Path(tmp))
-            if name == "after":
-                result["second_publish"] = publish_cost(Path(tmp) / "base", Path(tmp) / "next")
-                print("second publish:", result["second_publish"])
-        for table, r in result[name].items():
-            print(f"{name:6s} {table:12s} {r['bytes']:>12,d} B  new {100 * r['new_bytes'] / max(1, r['bytes']):5.1f}%")
+                          "min": MIN_CHUNK, "max": MAX_CHUNK},
+              "load_average": {"start": load_average()}, "steps": []}
+    with tempfile.TemporaryDirectory(prefix="release-cost-") as tmp:
+        work = Path(tmp)
+        raw, extra = dumps(args.records, work)
+        releases = {}
+        for revision, label in [*steps, (None, args.label)]:
+            src = _source(revision, work) if revision else None
+            out = work / (revision or "checkout")
+            measured = measure(raw, extra, src, out)
+            sizes = {t: r["bytes"] for t, r in measured["recrawl"].items()}
+            result["steps"].append({"label": label, "revision": revision or _head(), "mixes": measured, "sizes": sizes})
+            releases[label] = out / "recrawl"
+            for mix, tables in measured.items():
+                for table, r in tables.items():
+                    print(f"{label:30s} {mix:10s} {table:12s} {r['bytes']:>12,d} B  "
+                          f"new {100 * r['new_bytes'] / max(1, r['bytes']):5.1f}%", flush=True)
+        result["load_average"]["queries"] = load_average()
+        result["query_rounds"] = args.rounds
+        result["query_seconds"] = query_times(releases, args.rounds)
+        result["second_publish"] = publish_cost(work / "checkout" / "base", work / "checkout" / "recrawl")
+        print("second publish:", result["second_publish"])
+    result["load_average"]["end"] = load_average()
     write_results(RESULTS, result)
 
 

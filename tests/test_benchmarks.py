@@ -319,3 +319,24 @@ def test_release_cost_chunker_is_content_defined():
     old = {data[s:e] for s, e in cut}
     new = [(b"inserted" * 100 + data)[s:e] for s, e in shifted]
     assert sum(len(c) for c in new if c not in old) < 4 * MAX_CHUNK
+
+
+def test_release_cost_revisions_mix_is_what_it_says():
+    """The second recrawl mix: 40% revisions of papers' canonical texts (new texts), 40% exact
+    copies of old versions (a paper's text other than its newest), 20% new papers, shuffled,
+    the same for the same seed."""
+    from benchmarks.release_cost import revisions_recrawl
+
+    words = "we study graphs kernels bandits regret bounds under noise and show that the rate is optimal".split()
+    base = [" ".join(words[i:] + words[:i]) + f". Model {i} learns fast." for i in range(60)]
+    texts, labels = [], []
+    for i, text in enumerate(base):  # each paper: an old version, then its newest (canonical)
+        texts += [text + " An early draft.", text]
+        labels += [i, i]
+    out = revisions_recrawl(texts, labels, 2000, seed=3)
+    assert out == revisions_recrawl(texts, labels, 2000, seed=3) and len(out) == 20
+    old = set(texts[0::2])
+    assert sum(t in old for t in out) == 8 and not any(t in base for t in out)
+    assert sum("Revised crawl" in t for t in out) == 4
+    kinds = ["old" if t in old else "new" if "Revised crawl" in t else "revision" for t in out]
+    assert kinds != sorted(kinds, key=("revision", "old", "new").index)  # in random order

@@ -1,5 +1,6 @@
-"""The Parquet files as the Hub serves them: row groups bounded in bytes, a page index on every
-column chunk (read back from the written files' own metadata)."""
+"""The Parquet files as the Hub serves them: row groups bounded in bytes, an offset index on every
+column chunk, min/max statistics on all but free text (read back from the written files' own
+metadata)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,26 @@ import pyarrow.parquet as pq
 from neurips_abstracts import build as build_module
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
+from neurips_abstracts.core.schema import distinct_columns, free_text_columns
 from neurips_abstracts.release.write import row_group_bounds
 from tests.helpers import synthetic_dumps
 
 LIMIT = 16 * 1024  # small enough that the fixture's tables make several row groups
+
+
+def _assert_page_index(rg, table: str) -> None:
+    """An offset index on every column chunk; min/max statistics, and so a column index, on
+    every column but free text (whose minimum and maximum would be whole texts); a dictionary
+    on every column but those whose values are all distinct."""
+    free_text, distinct = set(free_text_columns(table)), set(distinct_columns(table))
+    for c in range(rg.num_columns):
+        col = rg.column(c)
+        assert col.has_offset_index, (table, col.path_in_schema)
+        stats = col.path_in_schema not in free_text
+        assert col.has_column_index == stats and col.is_stats_set == stats, (table, col.path_in_schema)
+        # no dictionary for values all distinct; the others have one (a row group's first page of
+        # them at least: a column falls back to plain past the dictionary's size limit)
+        assert col.has_dictionary_page == (col.path_in_schema not in distinct), (table, col.path_in_schema)
 
 
 def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
@@ -21,15 +38,15 @@ def test_row_groups_bounded_in_bytes_with_page_index(tmp_path):
     synthetic_dumps(raw, papers=240)
     config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=LIMIT, parquet_batch_rows=37)
     build_module.build(raw, tmp_path / "dist", config, previous=None)
-    for table in ("papers", "occurrences"):
+    # the assertions below test both kinds of column
+    assert all(free_text_columns(t) and distinct_columns(t) for t in ("papers", "occurrences"))
+    for table in ("papers", "occurrences", "ids"):
         meta = pq.ParquetFile(tmp_path / "dist" / data_path(table)).metadata
-        assert meta.num_row_groups > 2, table
+        assert meta.num_row_groups > 2 or table == "ids", table
         for g in range(meta.num_row_groups):
             rg = meta.row_group(g)
             assert rg.total_byte_size <= LIMIT, (table, g, rg.total_byte_size)
-            for c in range(rg.num_columns):
-                col = rg.column(c)
-                assert col.has_offset_index and col.has_column_index, (table, g, col.path_in_schema)
+            _assert_page_index(rg, table)
 
 
 def test_rebuild_is_byte_identical_with_small_row_groups(tmp_path):
@@ -49,6 +66,36 @@ def test_row_group_bounds_cut_by_bytes():
     sizes = np.array([5, 5, 5, 20, 1, 1, 9])
     ends = row_group_bounds(sizes, 10)
     assert ends == [2, 3, 4, 6, 7]  # 10, 5, 20 (one row past the limit alone), 2, 9
+
+
+def test_a_flipped_relation_moves_no_row_group_cut(tmp_path):
+    """Row groups are cut by a measure in which a column of listed values (``relation``) counts
+    its longest value's bytes: occurrences whose relation flipped in place (their paper's
+    canonical text moved) leave every row group with the rows it had, so the groups after it
+    keep their bytes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from neurips_abstracts.release.write import write_parquet
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=240)
+    config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=LIMIT)
+    build_module.build(raw, tmp_path / "dist", config, previous=None)
+    occ = pq.read_table(tmp_path / "dist" / data_path("occurrences"))
+    relation = occ["relation"]
+    flipped = pc.if_else(pc.equal(relation, "canonical"), "exact_duplicate",
+                         pc.if_else(pc.equal(relation, "exact_duplicate"), "canonical", relation))
+    assert pc.sum(pc.not_equal(relation, flipped)).as_py() > 20  # rows made longer and shorter
+    other = occ.set_column(occ.schema.get_field_index("relation"), occ.schema.field("relation"), flipped)
+
+    def groups(table: pa.Table, out) -> list[int]:
+        written = write_parquet(table, "occurrences", out, config)
+        meta = pq.ParquetFile(out / written.shards[0][0]).metadata
+        return [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+
+    cuts = groups(occ, tmp_path / "a")
+    assert len(cuts) > 2 and groups(other, tmp_path / "b") == cuts
 
 
 def test_rows_in_added_order_and_readers_agree(tmp_path):
@@ -124,7 +171,7 @@ def test_shards_as_the_hub_names_them_and_every_file_says_so(tmp_path):
             for g in range(f.metadata.num_row_groups):
                 rg = f.metadata.row_group(g)
                 assert rg.total_byte_size <= LIMIT or rg.num_rows == 1
-                assert all(rg.column(c).has_offset_index and rg.column(c).has_column_index for c in range(rg.num_columns))
+                _assert_page_index(rg, table)
     card = DatasetCard.load(dist / "README.md").data.to_dict()
     for c in card["configs"]:
         path = c["data_files"][0]["path"]
@@ -186,3 +233,21 @@ def test_a_stray_shard_is_named_not_called_no_release(tmp_path):
     shutil.copy(dist / first, dist / "data" / "occurrences" / "train-00000-of-00001.parquet")
     with pytest.raises(DumpError, match=r"data/occurrences.*train-00000-of-00001\.parquet"):
         read_previous(dist)
+
+
+def test_ids_of_a_release_built_on_another_come_after_its_ids(tmp_path):
+    """The ids table of a release built on another lists that release's ids first, in its
+    order, then the new ones (by id): the table grows at its end. A first release's are by id."""
+    from tests.helpers import make_dump
+
+    raw = tmp_path / "raw"
+    synthetic_dumps(raw, papers=120)
+    build_module.build(raw, tmp_path / "old", DEFAULT_CONFIG, previous=None)
+    topics = ("sparse kernels", "graph regret", "tensor sketches", "causal bandits", "quantum walks", "spline flows")
+    (raw / "009_00000000000000ff.txt").write_bytes(make_dump(
+        [f"A new paper on {t}: {' '.join(f'{t.split()[0]}{k}x{n}' for n in range(25))}." for k, t in enumerate(topics)]))
+    build_module.build(raw, tmp_path / "new", DEFAULT_CONFIG, previous=tmp_path / "old")
+    old = pq.read_table(tmp_path / "old" / data_path("ids"))["id"].to_pylist()
+    new = pq.read_table(tmp_path / "new" / data_path("ids"))["id"].to_pylist()
+    assert old == sorted(old) and len(new) == len(old) + len(topics)
+    assert new[:len(old)] == old and new[len(old):] == sorted(new[len(old):])

@@ -34,6 +34,24 @@ def field_names(table: str) -> list[str]:
     return [f["name"] for f in table_schema(table)["fields"]]
 
 
+def free_text_columns(table: str) -> list[str]:
+    """The columns of free text (``"freeText": true`` in the Table Schema): whole abstracts and
+    lists of URLs, whose minimum and maximum say nothing a reader could filter on."""
+    return [f["name"] for f in table_schema(table)["fields"] if f.get("freeText")]
+
+
+def distinct_columns(table: str) -> list[str]:
+    """The columns whose values are all distinct (``constraints.unique``, which the contracts check)."""
+    return [f["name"] for f in table_schema(table)["fields"] if f.get("constraints", {}).get("unique")]
+
+
+def enum_bytes(table: str) -> dict[str, int]:
+    """The string columns whose values the schema lists (``constraints.enum``), each with the
+    UTF-8 length of its longest value."""
+    return {f["name"]: max(len(v.encode("utf-8")) for v in f["constraints"]["enum"])
+            for f in table_schema(table)["fields"] if f["type"] == "string" and "enum" in f.get("constraints", {})}
+
+
 def arrow_schema(table: str) -> pa.Schema:
     fields = []
     for f in table_schema(table)["fields"]:

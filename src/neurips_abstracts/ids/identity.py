@@ -63,7 +63,7 @@ class Founding:
 @dataclass(frozen=True)
 class Identity:
     paper_of_cluster: dict[int, str]  # cluster (its root) -> paper_id
-    ids: list[IdRow]  # every id, sorted by id
+    ids: list[IdRow]  # every id: the previous release's in its order, then the new ones by id
     added: list[str] = field(default_factory=list)  # ids current now that were not before
     merged: list[tuple[str, str]] = field(default_factory=list)  # (id, the paper it joined), retired now
     removed: list[str] = field(default_factory=list)  # ids retired now with no paper left
@@ -175,7 +175,10 @@ def assign_ids(
     founded.update((pid, key) for pid, key in new_founded.items() if owners.get(key, pid) != pid)
     return Identity(
         paper_of_cluster=paper_of,
-        ids=[rows[k] for k in sorted(rows)],
+        # The previous release's ids in its order, then the new ones by id: the ids table grows
+        # at its end, so its files change there and where a status changed, not throughout.
+        ids=[rows[r.id] for r in previous.ids] + [rows[k] for k in sorted(rows.keys() - prev_rows.keys())]
+        if previous else [rows[k] for k in sorted(rows)],
         added=sorted(added),
         merged=sorted(merged),
         removed=sorted(removed),

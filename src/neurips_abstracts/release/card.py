@@ -4,7 +4,7 @@ text from the template and paragraphs in templates/."""
 from __future__ import annotations
 
 from ..core.names import table_folder
-from ..core.schema import TABLES, hf_features_dict, table_schema
+from ..core.schema import TABLES, distinct_columns, free_text_columns, hf_features_dict, table_schema
 from . import texts
 from .contents import LICENSE, Release
 from .doc_blocks import column_table, config_block, ids_block, inputs_table, relation_table, statistics_block
@@ -137,6 +137,8 @@ def card(r: Release) -> str:
         config=config_block(r.config),
         row_group_mib=r.config.parquet_row_group_bytes // 2**20,
         shard_mib=r.config.parquet_shard_bytes // 2**20,
+        free_text=", ".join(f"`{t}.{c}`" for t in TABLES for c in free_text_columns(t)),
+        distinct=", ".join(f"`{t}.{c}`" for t in TABLES for c in distinct_columns(t)),
         inputs=inputs_table(r.manifest, r.stats),
         license_text=texts.LICENSE_TEXT,
         intended_uses=texts.INTENDED_USES,

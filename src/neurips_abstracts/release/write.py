@@ -15,15 +15,21 @@ from dataclasses import dataclass
 
 from ..core.config import BuildConfig
 from ..core.names import shard_path, table_folder
-from ..core.schema import hf_features_dict
+from ..core.schema import distinct_columns, enum_bytes, field_names, free_text_columns, hf_features_dict
 
 
-def _parquet_options(config: BuildConfig) -> dict:
+def _parquet_options(config: BuildConfig, name: str) -> dict:
+    free_text, distinct = set(free_text_columns(name)), set(distinct_columns(name))
     return {
         "compression": config.parquet_compression,
         "compression_level": config.parquet_compression_level,
-        "use_dictionary": True,
-        "write_statistics": True,
+        # A dictionary of values all distinct only adds a page of them all, whose bytes shift
+        # wherever a value is added; the values are stored plain.
+        "use_dictionary": [f for f in field_names(name) if f not in distinct],
+        # No min/max of free text: each page's would be two whole abstracts, in the column index
+        # of the footer, which any change of the table rewrites (the offset index stays on every
+        # column chunk: readers still find each page).
+        "write_statistics": [f for f in field_names(name) if f not in free_text],
         "write_page_index": config.parquet_page_index,
         "use_content_defined_chunking": {
             "min_chunk_size": config.parquet_cdc_min_chunk_size,
@@ -39,13 +45,18 @@ def _with_features(schema: pa.Schema, name: str) -> pa.Schema:
     return schema.with_metadata({"huggingface": json.dumps(hf, sort_keys=True)})
 
 
-def row_bytes(batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+def row_bytes(batch: pa.RecordBatch | pa.Table, widest: dict[str, int] | None = None) -> np.ndarray:
     """Each row's uncompressed size in Parquet's plain encoding: a string's bytes plus its
-    4-byte length, a fixed-width value's width (dictionary encoding only makes it smaller)."""
+    4-byte length, a fixed-width value's width (dictionary encoding only makes it smaller). A
+    column in ``widest`` (its longest value's bytes) counts that in every row: a row whose value
+    there changes (a record's relation flipping) keeps its measure, so the row groups' cuts stay."""
     sizes = np.zeros(batch.num_rows, dtype=np.int64)
+    widest = widest or {}
     for col, field in zip(batch.columns, batch.schema):
         t = field.type
-        if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        if field.name in widest:
+            sizes += widest[field.name] + 4
+        elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
             sizes += pc.fill_null(pc.binary_length(col), 0).to_numpy(zero_copy_only=False).astype(np.int64) + 4
         elif _fixed(t):
             sizes += max(1, t.bit_width // 8)
@@ -73,13 +84,14 @@ def row_group_bounds(sizes: np.ndarray, limit: int) -> list[int]:
     return ends
 
 
-def _row_groups(batches: Iterable[pa.RecordBatch], limit: int) -> Iterator[tuple[pa.Table, int]]:
-    """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes; each with
-    its measured bytes."""
+def _row_groups(batches: Iterable[pa.RecordBatch], limit: int,
+                widest: dict[str, int]) -> Iterator[tuple[pa.Table, int]]:
+    """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes
+    (``row_bytes``); each with its measured bytes."""
     pending: list[pa.RecordBatch] = []
     pending_bytes = 0
     for batch in batches:
-        sizes = row_bytes(batch)
+        sizes = row_bytes(batch, widest)
         start = 0
         while start < batch.num_rows:
             room = limit - pending_bytes
@@ -131,13 +143,13 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
     parts: list[tuple[Path, int]] = []  # written under a temporary name until the count is known
     writer, measured = None, 0
     try:
-        for group, group_bytes in _row_groups(batches, config.parquet_row_group_bytes):
+        for group, group_bytes in _row_groups(batches, config.parquet_row_group_bytes, enum_bytes(name)):
             if writer is not None and measured + group_bytes > config.parquet_shard_bytes:
                 writer.close()
                 writer = None
             if writer is None:
                 parts.append((folder / f".part-{len(parts)}", 0))
-                writer, measured = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config)), 0
+                writer, measured = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config, name)), 0
             group = group.replace_schema_metadata(schema.metadata)
             writer.write_table(group, row_group_size=group.num_rows)
             parts[-1] = (parts[-1][0], parts[-1][1] + group.num_rows)
@@ -146,7 +158,7 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
             nbytes += group.nbytes
         if writer is None:
             parts.append((folder / ".part-0", 0))
-            writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config))
+            writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config, name))
     finally:
         if writer is not None:
             writer.close()
