@@ -144,14 +144,19 @@ def _source_words(source: str) -> tuple[Counter, Counter]:
     chars: list[str] = []
     inner: list[bool] = []
     depth, math = 0, ""
+    # whether each open group is the argument of a macro that stands apart (\\sqrt{n}d is n, d),
+    # and whether the token before was one
+    parts: list[bool] = []
+    apart = False
     for m in _SOURCE_TOKEN_RE.finditer(text):
         tok, name = m.group(), m[1]
         piece, deep = "", bool(depth or math)
+        after_macro, apart = apart, False
         if name is not None:
             if name in STYLE:
                 piece = ""
             elif name in known_macros():
-                piece = " "
+                piece, apart = " ", True
             else:
                 piece, deep = f" {name} ", True
         elif tok in ("$", "$$"):
@@ -162,8 +167,10 @@ def _source_words(source: str) -> tuple[Counter, Counter]:
             math = ""
         elif tok == "{":
             depth += 1
+            parts.append(after_macro)
         elif tok == "}":
             depth = max(0, depth - 1)
+            piece = " " if parts and parts.pop() else ""
         elif tok[0] in "^_" and len(tok) > 1 and math:
             piece = f" {tok.rstrip('} ')[-1]} "  # a script is one character: x_ij is x_i j
         elif tok[0] == "}":

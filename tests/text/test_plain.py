@@ -192,7 +192,7 @@ def test_runs_found_by_find_on_real_abstracts(source):
         ("roughly $20. Then $x$ is", "roughly $20. Then x is"),
         ("from $1-\\delta$ to $2$", "from 1-δ to 2"),  # math starting with a digit
         ("on 64$\\times$64 images", "on 64×64 images"),  # math followed by a digit
-        ("[KLL$^+$23] and $3$-WL", "[KLL^+23] and 3-WL"),
+        ("[KLL$^+$23] and $3$-WL", "[KLL^+ 23] and 3-WL"),  # the script apart from what follows the math, as inside it
     ],
 )
 def test_about_and_currency_survive(latex, plain):

@@ -30,7 +30,7 @@ import re
 
 from .characters import _CHAR_NUMBER_RE, _char_code, _character, _code_point
 from .latex_parser import _DIGITS, _Parser, _tokens
-from .latex_pieces import _WORD, _accent, _has_text_special, _join, _script, _text, _wrap
+from .latex_pieces import _ATTACHED, _LEADING_WORD, _SPACED_SCRIPT, _WORD, SCRIPT_DIGITS, _accent, _has_text_special, _join, _script, _text, _wrap
 from .latex_symbols import (
     _ACCENTS,
     _ALPHABETS,
@@ -69,11 +69,15 @@ class _Renderer:
         self.simple = _simple_symbols()
         # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
         self.unknown: dict[str, tuple[str, int]] = {}
+        # id of a node list being rendered -> [indexes of its text nodes holding "]", how many of
+        # them are behind]: where optional arguments end (see _optional)
+        self._brackets: dict[int, list] = {}
+        self.ends = (0, 0)  # the flags of the first and the last piece the last render() call joined
 
 
     # -- arguments -------------------------------------------------------------------------
     @staticmethod
-    def _next_arg(nodes: list, k: int, optional: bool = False):
+    def _next_arg(nodes: list, k: int):
         """(argument, index after it) for the node list at ``k``; argument None when absent.
         A text token gives its first character, the rest stays in place."""
         while k < len(nodes) and isinstance(nodes[k], str) and nodes[k].isspace():
@@ -81,16 +85,6 @@ class _Renderer:
         if k >= len(nodes):
             return None, k
         node = nodes[k]
-        if optional:
-            if isinstance(node, str) and node.startswith("["):
-                close = node.find("]")
-                if close >= 0:
-                    rest = node[close + 1 :]
-                    if rest:
-                        nodes[k] = rest
-                        return [node[1:close]], k
-                    return [node[1:close]], k + 1
-            return None, k
         if isinstance(node, str) and not node.startswith(("\\", "\x00")) and node not in ("{", "}", "$", "^", "_", "~"):
             node = node.lstrip()
             if len(node) > 1:
@@ -116,13 +110,13 @@ class _Renderer:
                 if type(node) is tuple:
                     body = node[1]
                     if type(body) is str:  # math of one token ($a$, $10$, $^$)
-                        add((body, 0) if body[:1] not in _MARKUP_STARTS else (self.render([body], True), 0))
+                        add((body, 0) if body[:1] not in _MARKUP_STARTS else self._group([body], True))
                     elif len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
                         add((body[0], 0))  # math of one run of text: as it is
                     else:
-                        add((self.render(body, True), 0))
+                        add(self._group(body, True))
                 else:
-                    add((self.render(node, math), 0))
+                    add(self._group(node, math))
                 continue
             first = node[:1]
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
@@ -131,7 +125,8 @@ class _Renderer:
                 symbol = simple.get(node)
                 if symbol is not None:  # a symbol: \\alpha
                     add(symbol)
-                elif (word := unknown.get(node)) is not None and (k >= n or type(nodes[k]) is not list):
+                elif (word := unknown.get(node)) is not None and (k >= n or type(after := nodes[k]) is not list and not (
+                        type(after) is str and after[:1] == "[")):
                     add(word)  # \\bH with no argument
                 else:
                     k = self._macro(node, nodes, k, math, pieces)
@@ -146,10 +141,26 @@ class _Renderer:
                 # In math, \\_ is a subscript escaped for markdown.
                 body, k = self._operand(nodes, k, True)
                 if body:
-                    add(_script(node[-1], body))
+                    again = len(pieces) > 1 and pieces[-1] & _ATTACHED and pieces[-2][-1:] in SCRIPT_DIGITS[node[-1]]
+                    add(_script(node[-1], body, again))
             else:
                 add((_text(node), 0))
+        self._brackets.pop(id(nodes), None)
+        first, last = 0, len(pieces) - 2
+        while first < len(pieces) and not pieces[first]:
+            first += 2
+        while last >= 0 and not pieces[last]:
+            last -= 2
+        self.ends = (pieces[first + 1] if first < len(pieces) else 0, pieces[last + 1] if last >= 0 else 0)
         return _join(pieces)
+
+    def _group(self, body: list, math: bool) -> tuple[str, int]:
+        """The piece of a brace group or a math span. One that starts with a word or ends in a
+        script or a word keeps them apart from a letter or digit next to it as inside it
+        (We$\\log n$ is "We log n", $x_i$th is "x_i th", not "Welog n", "x_ith")."""
+        text = self.render(body, math)
+        first, last = self.ends
+        return text, (_LEADING_WORD if first & (_WORD | _LEADING_WORD) else 0) | (_SPACED_SCRIPT if last & (_WORD | _SPACED_SCRIPT) else 0)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
         """A script's argument: one character, a group, or a macro with its own arguments
@@ -160,6 +171,51 @@ class _Renderer:
             k = self._macro(arg, nodes, k, math, sub)
             return _join(sub).strip(), k
         return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
+
+    def _optional(self, nodes: list, k: int) -> tuple[list | None, int]:
+        """(nodes, index after it) of the optional argument ``[..]`` at ``k``, or (None, ``k``).
+        As in TeX it ends at the first ``]`` outside braces, in the same node or a later one;
+        the text nodes holding a ``]`` are found once per node list, and each lookup starts where
+        the last one ended, so that all the optional arguments of a list cost one pass over it."""
+        j = k
+        while j < len(nodes) and type(nodes[j]) is str and nodes[j].isspace():
+            j += 1
+        first = nodes[j] if j < len(nodes) else None
+        if type(first) is not str or first[:1] != "[":
+            if type(first) is not str or not first[:1].isspace() or first.lstrip()[:1] != "[":
+                return None, k
+            first = nodes[j] = first.lstrip()  # TeX skips the spaces before an optional argument
+        close = first.find("]")
+        if close >= 0:  # most optional arguments: [3], [Theorem 2]
+            end, node = j, first
+        else:
+            end = self._bracket_after(nodes, j + 1)
+            if end < 0:
+                return None, k  # never closed: a bracket, kept as text
+            node = nodes[end]
+            close = node.find("]")
+        arg = [first[1:close] if end == j else first[1:], *nodes[j + 1 : end], *([node[:close]] if end > j else [])]
+        rest = node[close + 1 :]
+        if rest:
+            nodes[end] = rest
+            return [a for a in arg if a != ""], end
+        return [a for a in arg if a != ""], end + 1
+
+    def _bracket_after(self, nodes: list, start: int) -> int:
+        """Index of the first text node at or after ``start`` that holds a ``]``, or -1."""
+        found = self._brackets.get(id(nodes))
+        if found is None:
+            found = self._brackets[id(nodes)] = [[j for j, node in enumerate(nodes) if type(node) is str and "]" in node
+                                                  and node[:1] not in _MACRO_OR_VERBATIM], 0]
+        at, behind = found
+        while behind < len(at) and (at[behind] < start or "]" not in nodes[at[behind]]):
+            behind += 1  # passed, or its "]" taken as a script's operand: never looked at again
+        found[1] = behind
+        return at[behind] if behind < len(at) else -1
+
+    def _optional_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
+        arg, k = self._optional(nodes, k)
+        return (None if arg is None else self.render(arg, math).strip()), k
 
     def _skip_arg(self, nodes: list, k: int) -> int:
         return self._next_arg(nodes, k)[1]
@@ -174,8 +230,8 @@ class _Renderer:
             return (f"{label} ({url})" if label and label != url else url), 0
         return raw, 0
 
-    def _arg_text(self, nodes: list, k: int, math: bool, optional: bool = False) -> tuple[str | None, int]:
-        arg, k = self._next_arg(nodes, k, optional)
+    def _arg_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
+        arg, k = self._next_arg(nodes, k)
         if arg is None:
             return None, k
         return self.render(arg if isinstance(arg, list) else [arg], math), k
@@ -270,26 +326,26 @@ class _Renderer:
             pieces.extend((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
             return k
         if name == "sqrt":
-            index, k = self._arg_text(nodes, k, math, optional=True)
+            index, k = self._optional_text(nodes, k, math)
             body, k = self._arg_text(nodes, k, math)
             body = _wrap(body or "")
-            pieces.extend((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
+            # as a script: a letter or digit after it is set apart (√n d, not √nd), and one before
+            # x^(1/3) too (2 x^(1/3), not 2x^(1/3))
+            pieces.extend((f"{body}^(1/{_wrap(index)})", _LEADING_WORD | _SPACED_SCRIPT) if index else (f"√{body}", _SPACED_SCRIPT))
             return k
         if name in _OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
             mark = "_" if name == "underset" else "^"
-            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
+            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", _LEADING_WORD | _SPACED_SCRIPT))
             return k
         if name in _CITES:
-            self._arg_text(nodes, k, math, optional=True)
-            _, k = self._next_arg(nodes, k, optional=True)
-            body, k = self._arg_text(nodes, k, math)
-            pieces.extend((f"[{(body or '').strip()}]", 0))
-            return k
+            return self._citation(name, nodes, k, math, pieces)
         if name in _NOTES:
+            mark, k = self._optional_text(nodes, k, False)
             body, k = self._arg_text(nodes, k, False)
-            pieces.extend((f" ({(body or '').strip()})", 0))
+            body = (body or "").strip()
+            pieces.extend((f" ({mark}: {body})" if mark else f" ({body})", 0))
             return k
         if name in _TEXT_SCRIPTS:
             body, k = self._arg_text(nodes, k, False)
@@ -301,9 +357,9 @@ class _Renderer:
             body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math)
             pieces.extend((body + "\u0338" if len(body) == 1 else "not " + body, 0))
             return k
-        if name == "item":
-            _, k = self._next_arg(nodes, k, optional=True)
-            pieces.extend((" • ", 0))
+        if name == "item":  # a label in place of the bullet, as LaTeX prints it
+            label, k = self._optional_text(nodes, k, False)
+            pieces.extend((" • " if label is None else f" {label} ", 0))
             return k
         if name in sym:
             pieces.extend((sym[name], 0))
@@ -312,11 +368,33 @@ class _Renderer:
             self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
+    def _citation(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
+        """A citation or reference as LaTeX prints it, in square brackets: the prenote, the keys
+        as written, a comma and the postnote. One optional argument is the postnote (natbib and
+        biblatex read it so), two are the prenote and the postnote; an empty one shows nothing."""
+        first, k = self._optional_text(nodes, k, math)
+        second, k = self._optional_text(nodes, k, math) if first is not None else (None, k)
+        pre, post = (first, second) if second is not None else (None, first)
+        keys, k = self._arg_text(nodes, k, math)
+        if keys is None and not pre and not post:
+            pieces.extend((name, _WORD))  # no argument at all: the name is all the author wrote
+            return k
+        shown = " ".join(part for part in (pre, (keys or "").strip()) if part)
+        pieces.extend((f"[{shown}, {post}]" if post else f"[{shown}]", 0))
+        return k
+
     def _unknown(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
-        """An unknown macro keeps its name, and the brace groups that follow it directly as its
-        arguments."""
+        """An unknown macro keeps its name, the optional arguments that follow it directly as
+        they are written (``foo[a]``), and the brace groups after them as its arguments."""
+        options = ""
+        while k < len(nodes) and type(nodes[k]) is str and nodes[k][:1] == "[":
+            arg, after = self._optional(nodes, k)
+            if arg is None:
+                break
+            options += f"[{self.render(arg, math).strip()}]"
+            k = after
         if k >= len(nodes) or type(nodes[k]) is not list:
-            pieces.extend((name, _WORD))
+            pieces.extend((name + options, _WORD))
             return k
         args = []
         while k < len(nodes) and isinstance(nodes[k], list):
@@ -325,11 +403,11 @@ class _Renderer:
                 args.append(body)
             k += 1
         if not args:
-            pieces.extend((name, _WORD))
+            pieces.extend((name + options, _WORD))
         elif math:
-            pieces.extend((f"{name}({', '.join(args)})", _WORD))
+            pieces.extend((f"{name}{options}({', '.join(args)})", _WORD))
         else:
-            pieces.extend((" ".join([name, *args]), _WORD))
+            pieces.extend((" ".join([name + options, *args]), _WORD))
         return k
 
 

@@ -20,7 +20,7 @@ from array import array
 from .latex import latex_to_text
 from .latex_parser import URL_RE as _VERBATIM_RE
 from .latex_parser import math_spans
-from .unicode import category
+from .unicode import category, is_decimal
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
 
@@ -87,6 +87,11 @@ def _kind(ch: str) -> int:
 _ASCII_KIND = {chr(c): _kind(chr(c)) for c in range(128)}
 
 
+def _is_digit(ch: str) -> bool:
+    """A decimal digit of any script (``re``'s ``\\d``, category Nd), of the pinned version."""
+    return "0" <= ch <= "9" or not ch.isascii() and is_decimal(ch)
+
+
 def strip_emphasis(text: str) -> str:
     """``text`` without the ``*`` and ``_`` that CommonMark reads as emphasis markers.
 
@@ -119,10 +124,12 @@ def strip_emphasis(text: str) -> str:
         before = _ASCII_KIND.get(ch)
         if before is None:
             before = _kind(ch)
-        ch = text[end] if end < n else ""
-        after = _ASCII_KIND.get(ch)
+        following = text[end] if end < n else ""
+        if before == 2 and _is_digit(ch) and _is_digit(following):
+            continue  # 5*10*20, x_1_2: between two digits, a character (the first departure)
+        after = _ASCII_KIND.get(following)
         if after is None:
-            after = _kind(ch)
+            after = _kind(following)
         left = after != 0 and (after != 1 or before != 2)
         right = before != 0 and (before != 1 or after != 2)
         if text[start] == "*":
