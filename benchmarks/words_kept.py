@@ -36,6 +36,7 @@ import unicodedata
 from difflib import SequenceMatcher
 
 from neurips_abstracts.text.entities import ENTITY_RE
+from neurips_abstracts.text.latex_parser import is_currency
 from neurips_abstracts.text.latex_symbols import (
     _ALPHABETS,
     _BINOMIALS,
@@ -56,7 +57,6 @@ from neurips_abstracts.text.latex_symbols import (
     _known_names,
     symbols,
 )
-from neurips_abstracts.text.latex_parser import is_currency
 
 _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
 _SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"

@@ -6,11 +6,28 @@ glues operator names (``\\log\\log m`` became "loglog m") and reads one characte
 pylatexenc is still the source of the symbol table (``\\alpha`` -> α), so its pinned version
 shapes the output. The rules, each tested:
 
-* an unknown macro keeps its name (``\\diag`` -> "diag") and its brace arguments (in math as
-  ``name(a, b)``); only formatting and spacing macros vanish, and only their markup;
+* nothing an author wrote is dropped: every argument of a macro keeps its text, in one form for
+  each family. An unknown macro keeps its name (``\\diag`` -> "diag"), the optional arguments
+  written right after it as they are, and its brace arguments: ``\\foo[a]{b}{c}`` is
+  "foo[a] b c" in text and ``foo[a](b, c)`` in math. Only formatting and spacing macros vanish,
+  and only their markup;
+* citations and references (``\\cite``, ``\\citep``, ``\\citet``, ``\\citeauthor``, ``\\ref``,
+  ``\\eqref`` and the rest of natbib's, biblatex's and cleveref's, starred or not: latex_symbols'
+  ``_CITES``) are shown as LaTeX prints them, in square brackets: the prenote, the keys as
+  written, a comma and the postnote. One optional argument is the postnote, as natbib and
+  biblatex read it: ``\\cite[Theorem 2]{smith20}`` -> "[smith20, Theorem 2]",
+  ``\\citep[e.g.,][]{a,b}`` -> "[e.g., a,b]", ``\\cite[see][p.~3]{key}`` -> "[see key, p. 3]";
+* ``\\item[(a)]`` is its label where LaTeX puts it, in place of the bullet ("(a) convex
+  losses"), a bare ``\\item`` is "•"; a note is its text in parentheses, after its mark if it
+  has one (``\\footnotetext[1]{x}`` -> "(1: x)");
+* an optional argument ends at the first ``]`` outside braces, as in TeX, after any spaces;
 * a super- or subscript of digits is written in Unicode digits (``n²``, ``x₁``), one longer than
   one character is parenthesized (``n^(d+1)``), and a letter or digit after a script written
-  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt;
+  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt. So
+  does one after a root (``\\sqrt{n}d`` -> "√n d") and after a math span or brace group that
+  ends in a script or a word (``$x_i$th`` -> "x_i th"), and one before a span or group that
+  starts with a word (``We$\\log n$`` -> "We log n"). A second script of digits right after
+  one of the same kind keeps its marker (``$x_1_2$`` -> "x₁_2": "x₁₂" would be another number);
 * operator names (``\\log``, ``\\max``, ``\\operatorname{..}``) and unknown macro names are
   separated by a space from a letter, digit or closing bracket next to them;
 * ``\\frac{a+b}{c}`` -> "(a+b)/c", ``\\sqrt{x+1}`` -> "√(x+1)", accents combine (``\\tilde{O}``
@@ -19,7 +36,11 @@ shapes the output. The rules, each tested:
 * URLs (bare, ``\\url``, ``\\href``) are kept verbatim, ``\\href{url}{text}`` as "text (url)";
 * ``%``, ``&`` and ``#`` are characters (an abstract means them), and so is a ``$`` that opens no
   math (no closing one follows);
-* HTML entities (``&mdash;``) in text are decoded.
+* HTML entities (``&mdash;``) in text are decoded; ``\\par``, ``\\hfill`` and ``\\vfill`` part
+  the words around them as a space.
+
+benchmarks/words_kept.py checks the first rule with an oracle of its own: every word of the
+source is in the output, in order.
 
 The result depends on the text alone: no state is kept between calls.
 """
@@ -29,8 +50,21 @@ from __future__ import annotations
 import re
 
 from .characters import _CHAR_NUMBER_RE, _char_code, _character, _code_point
-from .latex_parser import _DIGITS, _Parser, _tokens
-from .latex_pieces import _ATTACHED, _LEADING_WORD, _SPACED_SCRIPT, _WORD, SCRIPT_DIGITS, _accent, _has_text_special, _join, _script, _text, _wrap
+from .latex_arguments import _about, _Arguments, _space_before
+from .latex_parser import _Parser, _tokens
+from .latex_pieces import (
+    _ATTACHED,
+    _LEADING_WORD,
+    _SPACED_SCRIPT,
+    _WORD,
+    SCRIPT_DIGITS,
+    _accent,
+    _has_text_special,
+    _join,
+    _script,
+    _text,
+    _wrap,
+)
 from .latex_symbols import (
     _ACCENTS,
     _ALPHABETS,
@@ -54,14 +88,15 @@ from .latex_symbols import (
     _styled,
     symbols,
 )
-from .unicode import is_alnum, is_alpha, nfc
+from .unicode import is_alpha, nfc
 
 # The first characters of the nodes that are not a run of text (a token of the renderer).
 _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
 
-class _Renderer:
+class _Renderer(_Arguments):
     def __init__(self, text_specials: bool) -> None:
+        super().__init__()
         # False when the whole text holds no TeX quote, dash or entity (most abstracts): then no
         # run of it does, and no run needs a search for one.
         self.text_specials = text_specials
@@ -69,29 +104,7 @@ class _Renderer:
         self.simple = _simple_symbols()
         # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
         self.unknown: dict[str, tuple[str, int]] = {}
-        # id of a node list being rendered -> [indexes of its text nodes holding "]", how many of
-        # them are behind]: where optional arguments end (see _optional)
-        self._brackets: dict[int, list] = {}
         self.ends = (0, 0)  # the flags of the first and the last piece the last render() call joined
-
-
-    # -- arguments -------------------------------------------------------------------------
-    @staticmethod
-    def _next_arg(nodes: list, k: int):
-        """(argument, index after it) for the node list at ``k``; argument None when absent.
-        A text token gives its first character, the rest stays in place."""
-        while k < len(nodes) and isinstance(nodes[k], str) and nodes[k].isspace():
-            k += 1
-        if k >= len(nodes):
-            return None, k
-        node = nodes[k]
-        if isinstance(node, str) and not node.startswith(("\\", "\x00")) and node not in ("{", "}", "$", "^", "_", "~"):
-            node = node.lstrip()
-            if len(node) > 1:
-                nodes[k] = node[1:]
-                return node[0], k
-            return node, k + 1
-        return node, k + 1
 
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
@@ -172,53 +185,9 @@ class _Renderer:
             return _join(sub).strip(), k
         return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
 
-    def _optional(self, nodes: list, k: int) -> tuple[list | None, int]:
-        """(nodes, index after it) of the optional argument ``[..]`` at ``k``, or (None, ``k``).
-        As in TeX it ends at the first ``]`` outside braces, in the same node or a later one;
-        the text nodes holding a ``]`` are found once per node list, and each lookup starts where
-        the last one ended, so that all the optional arguments of a list cost one pass over it."""
-        j = k
-        while j < len(nodes) and type(nodes[j]) is str and nodes[j].isspace():
-            j += 1
-        first = nodes[j] if j < len(nodes) else None
-        if type(first) is not str or first[:1] != "[":
-            if type(first) is not str or not first[:1].isspace() or first.lstrip()[:1] != "[":
-                return None, k
-            first = nodes[j] = first.lstrip()  # TeX skips the spaces before an optional argument
-        close = first.find("]")
-        if close >= 0:  # most optional arguments: [3], [Theorem 2]
-            end, node = j, first
-        else:
-            end = self._bracket_after(nodes, j + 1)
-            if end < 0:
-                return None, k  # never closed: a bracket, kept as text
-            node = nodes[end]
-            close = node.find("]")
-        arg = [first[1:close] if end == j else first[1:], *nodes[j + 1 : end], *([node[:close]] if end > j else [])]
-        rest = node[close + 1 :]
-        if rest:
-            nodes[end] = rest
-            return [a for a in arg if a != ""], end
-        return [a for a in arg if a != ""], end + 1
-
-    def _bracket_after(self, nodes: list, start: int) -> int:
-        """Index of the first text node at or after ``start`` that holds a ``]``, or -1."""
-        found = self._brackets.get(id(nodes))
-        if found is None:
-            found = self._brackets[id(nodes)] = [[j for j, node in enumerate(nodes) if type(node) is str and "]" in node
-                                                  and node[:1] not in _MACRO_OR_VERBATIM], 0]
-        at, behind = found
-        while behind < len(at) and (at[behind] < start or "]" not in nodes[at[behind]]):
-            behind += 1  # passed, or its "]" taken as a script's operand: never looked at again
-        found[1] = behind
-        return at[behind] if behind < len(at) else -1
-
     def _optional_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
         arg, k = self._optional(nodes, k)
         return (None if arg is None else self.render(arg, math).strip()), k
-
-    def _skip_arg(self, nodes: list, k: int) -> int:
-        return self._next_arg(nodes, k)[1]
 
     def _verbatim(self, raw: str, nodes: list, k: int, math: bool) -> tuple[str, int]:
         if raw.startswith("\\url{"):
@@ -409,34 +378,6 @@ class _Renderer:
         else:
             pieces.extend((" ".join([name + options, *args]), _WORD))
         return k
-
-
-_MACRO_OR_VERBATIM = frozenset("\\\x00")
-_TIED_AFTER = frozenset(".,;:!?)]}")
-
-
-def _about(nodes: list, k: int) -> bool:
-    """Whether the ``~`` before ``k`` means "about" (``~90x``, ``(~50%``, ``2.8%~4.5%``) rather
-    than a tie (``Figure~3``, ``et~al.~2022``): it stands before a number, after no letter,
-    digit or sentence punctuation."""
-    after = nodes[k]
-    if type(after) is not str or after[:1] not in _DIGITS:
-        return False
-    if k < 2:
-        return True  # at the start of the text: nothing to tie to
-    before = nodes[k - 2]
-    if type(before) is not str or before[:1] in _MACRO_OR_VERBATIM:
-        return False
-    last = before[-1:]
-    return not last or not (is_alnum(last) or last in _TIED_AFTER)
-
-
-def _space_before(nodes: list, k: int) -> bool:
-    """Whether the author typed a space before the macro whose argument ends just before ``k``."""
-    j = k - 2
-    while j >= 0 and not (isinstance(nodes[j], str) and nodes[j].startswith("\\")):
-        j -= 1
-    return j > 0 and isinstance(nodes[j - 1], str) and nodes[j - 1][-1:].isspace()
 
 
 def latex_to_text(text: str) -> str:
