@@ -58,9 +58,9 @@ from neurips_abstracts.text.latex_symbols import (
     symbols,
 )
 
-_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
-_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
-_SCRIPT_RUN_RE = re.compile(f"[{_SUPERSCRIPTS}]+|[{_SUBSCRIPTS}]+")
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
+SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
+_SCRIPT_RUN_RE = re.compile(f"[{SUPERSCRIPTS}]+|[{SUBSCRIPTS}]+")
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -378,4 +378,4 @@ def words_lost(source: str, plain: str) -> list[str]:
     return [w for k, w in enumerate(src) if k not in matched]
 
 
-__all__ = ["fold", "source_words", "without_emphasis", "words", "words_lost"]
+__all__ = ["SUBSCRIPTS", "SUPERSCRIPTS", "fold", "source_words", "without_emphasis", "words", "words_lost"]
