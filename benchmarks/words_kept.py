@@ -12,6 +12,7 @@ What is mapped before the comparison, each a rule of text/plain.py or text/latex
 
 * a ``$`` opens math where a ``$`` closes it and the two are no currency signs
   (``latex_parser.is_currency``, the renderer's one rule: ``$5 and $10``);
+* a markdown link ``[text](url)`` to "text (url)";
 * markdown emphasis, where CommonMark reads it (markdown-it-py, with the project's departures:
   math and URLs are held out, a ``*`` or ``_`` run between two digits is a character);
 * symbol macros to their character (``\\alpha`` -> α: pylatexenc's table, as the renderer reads
@@ -152,7 +153,6 @@ _SWITCHES = frozenset((
 ))
 _TEXT_ARGUMENT = ("text", "mbox", "hbox", "emph", "fbox")
 _OPENERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
-_ENDS = frozenset(["}", "$", "$$", "\\)", "\\]"])
 _URL_RE = re.compile(f"({_URL})")
 _CHAR_RE = re.compile(r"\s*(?:\"([0-9A-Fa-f]{1,8})|'([0-7]{1,11})|([0-9]{1,10}))")
 
@@ -169,6 +169,7 @@ class _Reader:
     def __init__(self, toks: list[str]) -> None:
         self.toks = toks
         self.i = 0
+        self.stops: tuple = ()  # what ends the group or math being read
         self.sym = symbols()
 
     @classmethod
@@ -178,7 +179,14 @@ class _Reader:
         toks = []
         for k, part in enumerate(_URL_RE.split(text)):
             toks += ["\x00" + part] if k % 2 else _TOKEN_RE.findall(part)
-        return cls(toks)
+        kept, depth = [], 0
+        for tok in toks:  # a "}" that closes no group is markup only: no macro's argument ends there
+            depth += (tok == "{") - (tok == "}")
+            if depth < 0:
+                depth = 0
+                continue
+            kept.append(tok)
+        return cls(kept)
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -186,14 +194,15 @@ class _Reader:
     def seq(self, math: bool, stops: tuple = ()) -> str:
         """Tokens up to one of ``stops`` or the end; the first of ``stops`` is consumed, the
         others (an outer group's or math's) are left to it (math closed in an unclosed group)."""
-        out = []
+        out, outer, self.stops = [], self.stops, stops
         while self.i < len(self.toks):
             tok = self.toks[self.i]
             if tok in stops:
                 self.i += tok == stops[0]
-                return "".join(out)
+                break
             self.i += 1
             out.append(self.token(tok, math, stops))
+        self.stops = outer
         return "".join(out)
 
     def _closed(self, close: str) -> bool:
@@ -205,6 +214,8 @@ class _Reader:
         return is_currency("".join(self.toks[self.i : j]), "".join(self.toks[j + 1 : j + 2]))
 
     def token(self, tok: str, math: bool, stops: tuple) -> str:
+        if not tok:
+            return ""  # the rest of a token an argument was read from
         if tok == "{":
             return self.seq(math, ("}", *[s for s in stops if s != "}"]))
         if tok == "}":
@@ -215,7 +226,7 @@ class _Reader:
             return tok
         if tok[0] in "^_" or math and tok == "\\_":
             if math or self.peek() == "{":
-                body = self.arg(math)
+                body = self.arg(True)  # a script is math, in text too
                 return f" {body} " if body else ""
             return tok
         if tok == "~" or tok.isspace():
@@ -244,7 +255,7 @@ class _Reader:
         while self.peek() is not None and self.peek().isspace():
             self.i += 1
         tok = self.peek()
-        if tok is None or tok in _ENDS:
+        if tok is None or tok in self.stops:
             return ""  # nothing before the group or the math ends
         self.i += 1
         if tok in ("^", "_"):
@@ -350,6 +361,10 @@ class _Reader:
         return " " + " ".join(parts) + " "
 
 
+# A markdown link is its text, then its URL in parentheses: the link's brackets are no word's end.
+_MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s\[\]]+)\)")
+
+
 def _undouble(m: re.Match) -> str:
     return "\\" + m[1] if len(m[1]) > 1 and m[1] in _known_names() else m[0]
 
@@ -357,7 +372,7 @@ def _undouble(m: re.Match) -> str:
 def source_words(source: str) -> list[str]:
     """The words of an abstract's source, folded, with the changes the rendering rules allow
     mapped (see the module docstring)."""
-    text = without_emphasis(source)
+    text = without_emphasis(_MD_LINK_RE.sub(r"\1 (\2)", source) if "](" in source else source)
     if "\\\\" in text:
         text = _DOUBLED_RE.sub(_undouble, text)
     return words(_Reader.of(text).seq(False))

@@ -27,7 +27,7 @@ URL = st.sampled_from(["https://x.org/a_b", "https://x.org/a*b*c", r"\url{https:
 
 @st.composite
 def pieces(draw):
-    kind = draw(st.integers(0, 11))
+    kind = draw(st.integers(0, 12))
     if kind <= 2:
         return draw(WORD)
     if kind == 3:
@@ -52,7 +52,15 @@ def pieces(draw):
         return "$" + " ".join(draw(st.lists(MATH, min_size=1, max_size=3))) + "$"
     if kind == 10:
         return draw(URL)
-    return draw(st.sampled_from([r"\textbf{", r"\emph{", r"\footnote{", r"\footnotetext[1]{", "{"])) + draw(WORD) + "}"
+    if kind == 11:
+        return draw(st.sampled_from([r"\textbf{", r"\emph{", r"\footnote{", r"\footnotetext[1]{", "{", r"\textcolor{red}{",
+                                     r"\\textit{", r"\label{", r"\operatorname{", r"\c{", r"\'{"])) + draw(WORD) + "}"
+    return draw(OTHER)
+
+
+OTHER = st.sampled_from([r"\begin{equation} x_iy \end{equation}", r"\begin{itemize}", r"\end{itemize}", r"\unicode{x2014}",
+                         r"\char65", r"\'e", r"G\"odel", "$$x_i$$", r"\(n^2\)", r"\[a_b\]", "[the code](https://x.org/a)",
+                         "~90x", "$5 and $10", r"\$5", "`", "'", "#", "%", r"\\", r"{\em x}y", r"\hat x", r"\L{}"])
 
 
 MIXTURES = st.lists(pieces(), min_size=1, max_size=12).map("".join)
@@ -70,13 +78,38 @@ MIXTURES = st.lists(pieces(), min_size=1, max_size=12).map("".join)
 @example("x_1_2 and *word* and a *b* c")
 @example(r"a $-\sqrt{\epsilon}I$ and $\sqrt{n}d^5$")  # real abstracts: the root glued to what follows
 @example(r"end of it\par Next, a\hfill b")  # \par and \hfill glued the words around them
+# found by hypothesis: the renderer glued a word to a math span, group or root next to it
+@example(r"$x_i$We")
+@example(r"We$\log n$")
+@example(r"We$\sqrt[3]{x}$")
+@example(r"We{\foo")
+@example(r"$5_5_5$x_i$")  # a second subscript of digits made another number (5₅₅)
+@example(r"We\begin{itemize}We")  # an environment glued the words around it
+# found by hypothesis: the oracle read them otherwise than the rules do
+@example(r"\href{https://x.org/a}{the code}We")  # "text (url)": the parenthesis parts url and word
+@example(r"We$10^{-15}$10")  # currency signs, not math
+@example("*10*_10_")  # two runs beside each other, neither between two digits
+@example(r"$_We_$x_i$")  # a script with nothing after it shows nothing
+@example(r"$__We__$x_i$")
+@example("Wehttps://x.org/a_bcaf&eacute;")  # a URL starts where its scheme does
+@example(r"$5*10$10_We_$x_i$")
+@example(r"$5*10$10{$x_iy$")  # math closed inside an unclosed group
+@example("We*https://x.org/a_b*")  # an autolink leaves the trailing * out: emphasis
+@example(r"\foo[\cite[Theorem 2]{smith20}")  # an optional argument ends at its first ]
+@example(r"\par{We}We")  # a spacing macro takes no argument
+@example("We[the code](https://x.org/a)")  # a link is its text and URL: its bracket ends no word
+@example(r"\char65")
+@example("We_We_{We_We_")  # a script's group is math, in text too
+@example(r"\foo}{\em x}y")  # a stray } is markup only: the group is the macro's argument
+@example(r"$x_i$$$x_i$$_We_$x_i$$x_i$")  # a math span opened after a script is its operand
 def test_every_word_is_kept_in_order(text):
     """Inputs: up to 12 pieces joined with nothing between them: words (accented, CJK, with
     digits), markup characters and escapes, emphasis around and inside words, numbers joined
     by ``*`` or ``_``, citations and references with up to two optional arguments, ``\\item``
     with and without a label, unknown macros with optional and brace arguments, math spans of
     scripts, symbols, operators, fractions, roots and font macros, URLs and links, notes and
-    groups. Every word of the source is in the plain text, in the same order."""
+    groups, environments, escapes of characters, accents, links, ties and currency. Every word
+    of the source is in the plain text, in the same order."""
     assert words_lost(text, to_plain(text)) == []
 
 

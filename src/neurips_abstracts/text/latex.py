@@ -36,8 +36,8 @@ shapes the output. The rules, each tested:
 * URLs (bare, ``\\url``, ``\\href``) are kept verbatim, ``\\href{url}{text}`` as "text (url)";
 * ``%``, ``&`` and ``#`` are characters (an abstract means them), and so is a ``$`` that opens no
   math (no closing one follows);
-* HTML entities (``&mdash;``) in text are decoded; ``\\par``, ``\\hfill`` and ``\\vfill`` part
-  the words around them as a space.
+* HTML entities (``&mdash;``) in text are decoded; ``\\par``, ``\\hfill``, ``\\vfill`` and an
+  environment's ``\\begin{..}`` and ``\\end{..}`` part the words around them as a space.
 
 benchmarks/words_kept.py checks the first rule with an oracle of its own: every word of the
 source is in the output, in order.
