@@ -104,10 +104,13 @@ class _Renderer(_Arguments):
         self.simple = _simple_symbols()
         # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
         self.unknown: dict[str, tuple[str, int]] = {}
-        self.ends = (0, 0)  # the flags of the first and the last piece the last render() call joined
 
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
+        return _join(self._pieces(nodes, math))
+
+    def _pieces(self, nodes: list, math: bool) -> list:
+        """The rendered pieces of ``nodes``, as _join takes them."""
         # text, flags, text, flags, ..: flat, so that a piece costs two slots of one list and
         # no tuple of its own, which at 1 MB of markup no longer fit the processor's caches
         pieces: list = []
@@ -158,22 +161,22 @@ class _Renderer(_Arguments):
                     add(_script(node[-1], body, again))
             else:
                 add((_text(node), 0))
-        self._brackets.pop(id(nodes), None)
-        first, last = 0, len(pieces) - 2
-        while first < len(pieces) and not pieces[first]:
-            first += 2
-        while last >= 0 and not pieces[last]:
-            last -= 2
-        self.ends = (pieces[first + 1] if first < len(pieces) else 0, pieces[last + 1] if last >= 0 else 0)
-        return _join(pieces)
+        if self._brackets:
+            self._brackets.pop(id(nodes), None)
+        return pieces
 
     def _group(self, body: list, math: bool) -> tuple[str, int]:
         """The piece of a brace group or a math span. One that starts with a word or ends in a
         script or a word keeps them apart from a letter or digit next to it as inside it
         (We$\\log n$ is "We log n", $x_i$th is "x_i th", not "Welog n", "x_ith")."""
-        text = self.render(body, math)
-        first, last = self.ends
-        return text, (_LEADING_WORD if first & (_WORD | _LEADING_WORD) else 0) | (_SPACED_SCRIPT if last & (_WORD | _SPACED_SCRIPT) else 0)
+        pieces = self._pieces(body, math)
+        first, last = 1, len(pieces) - 1  # the flags of the first and the last piece with text
+        while first < len(pieces) and not pieces[first - 1]:
+            first += 2
+        while last > 0 and not pieces[last - 1]:
+            last -= 2
+        first, last = (pieces[first] if first < len(pieces) else 0), (pieces[last] if last > 0 else 0)
+        return _join(pieces), (_LEADING_WORD if first & (_WORD | _LEADING_WORD) else 0) | (_SPACED_SCRIPT if last & (_WORD | _SPACED_SCRIPT) else 0)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
         """A script's argument: one character, a group, or a macro with its own arguments
