@@ -1,12 +1,15 @@
 """The words-kept oracle: every word of an abstract's source is in its ``abstract_plain``, in order.
 
 A word is a maximal run of letters or digits of the source outside macro names, math delimiters,
-URL syntax and HTML entity names. :func:`words_lost` reads the source with a tokenizer of its own
-(not the renderer's), maps the changes the rendering rules allow, and lists each source word
-that is not in the plain text's words after the one matched before it (a subsequence, so that
-what the rendering adds, such as operator names or ``choose``, costs nothing). Both sides are
-folded first (NFKD without combining marks, Unicode super- and subscripts apart from what they
-follow: ℝ is R, é is e, n² is "n 2").
+URL syntax and HTML entity names. :func:`words_lost` reads the source with a tokenizer and a
+reader of its own (not the renderer's), maps the changes the rendering rules allow, and checks
+that the source's words are a subsequence of the plain text's, so that what the rendering adds
+(an operator's name, ``choose``) costs nothing; where they are not, it lists the source words
+a diff of the two leaves unmatched. Both sides are folded first (NFKD without combining marks,
+Unicode super- and subscripts apart from what they follow: ℝ is R, é is e, n² is "n 2"). It
+reads every text it is given: there is no input it skips. From the renderer's package it takes
+data only (the macro tables, the symbol table, the entity pattern) and the one rule of which
+``$`` opens math.
 
 What is mapped before the comparison, each a rule of text/plain.py or text/latex.py:
 
@@ -23,7 +26,8 @@ What is mapped before the comparison, each a rule of text/plain.py or text/latex
 * a script (``^``/``_`` in math, or before a brace group in text) is apart from its base and
   from what follows (``x_iy`` is x, i, y);
 * arguments that are not content are left out (a colour, a label, a length, an environment's
-  name), a link whose text is its URL shows the URL once;
+  name), a link whose text is its URL shows the URL once; spacing macros (``\\quad``,
+  ``\\par``) and environments part words;
 * the orders the rules give: ``\\href{url}{text}`` is text then url, a citation is prenote,
   keys, postnote (``\\cite[Theorem 2]{smith20}`` is smith20, Theorem, 2), ``\\sqrt[n]{x}`` is
   x then n, ``\\overset{a}{b}`` is b then a.
