@@ -25,6 +25,10 @@ kinds of damage, counted over all abstracts:
     ``$`` stands before a number too (``$5 and $10``), or the only ``$`` of the abstract
     (``costs $60``), each after a space, an opening bracket or nothing (in ``$>$16K`` the
     ``$`` closes math). The plain text must hold ``~90`` or ``$5`` as often as the source.
+(f) words lost: the words-kept oracle (benchmarks/words_kept.py): every word of the source,
+    read by a tokenizer of its own with the changes the rules allow mapped, must be in the
+    plain text's words in the same order; a source that fails counts the words a diff of the
+    two leaves unmatched.
 
 Throughput is abstracts per second of ``to_plain`` in this process, best of three passes.
 With ``--candidates`` the same counts are taken for the alternatives considered: pylatexenc's
@@ -40,7 +44,6 @@ import argparse
 import json
 import re
 import time
-import unicodedata
 from collections import Counter
 from functools import cache
 
@@ -49,9 +52,10 @@ from neurips_abstracts.text.plain import to_plain
 
 from .corpus import CORPORA, ROOT, YEARS
 from .harness import command, load_average, machine, write_results
+from .words_kept import SUBSCRIPTS, SUPERSCRIPTS, fold, words_lost
 
 RESULTS = ROOT / "benchmarks" / "results" / "plain_fidelity.json"
-CLASSES = ("dropped", "ambiguous_scripts", "glued_operators", "leftover_markup", "lost_meaning")
+CLASSES = ("dropped", "ambiguous_scripts", "glued_operators", "leftover_markup", "lost_meaning", "words_lost")
 WORST = 10
 # Why each abstract still counted cannot be rendered better: its source is broken there.
 REASONS = {
@@ -97,10 +101,7 @@ _NOT_CONTENT_RE = re.compile(r"\\(?:(?:label|hspace|vspace|begin|end|unicode)\*?
 _MATH_RE = re.compile(r"\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\]", re.S)
 _SCRIPT_GROUP_RE = re.compile(r"[\^_]\s*\{")
 _OUT_SCRIPT_RE = re.compile(r"[\^_]\(")
-_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
-_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
-_UNICODE_SCRIPTS = _SUPERSCRIPTS + _SUBSCRIPTS
-_UNICODE_SCRIPT_RUN_RE = re.compile(f"[{_SUPERSCRIPTS}]+|[{_SUBSCRIPTS}]+")
+_UNICODE_SCRIPTS = SUPERSCRIPTS + SUBSCRIPTS
 _UNICODE_RUN_RE = re.compile(f"[{_UNICODE_SCRIPTS}]{{2,}}")
 _GLUED_SCRIPT_RE = re.compile(r"(?<=\S)[\^_](?!\()([^\W_]{2,})")
 _ENTITY_RE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,30}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
@@ -121,14 +122,6 @@ def load_corpora() -> list[tuple[str, str]]:
     return out
 
 
-def fold(text: str) -> str:
-    """NFKD without combining marks, a script apart from what precedes it: ℝ -> R, é -> e,
-    10⁸ -> 10 8."""
-    if not text.isascii():
-        text = _UNICODE_SCRIPT_RUN_RE.sub(r" \g<0> ", text)
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 _SOURCE_TOKEN_RE = re.compile(r"\\([A-Za-z]+)\s*|\\.|\}\s*\{|\$\$|[{}$]|[\^_]\s*(?:[A-Za-z0-9]|\{\s*[A-Za-z0-9]\s*\})|[^\\{}$^_]+|[\^_]", re.S)
 _DOUBLED_RE = re.compile(r"\\\\(?=([A-Za-z]+))")
 _HREF_TWICE_RE = re.compile(r"\\href\{([^{}]*)\}\{\1\}")
@@ -144,14 +137,19 @@ def _source_words(source: str) -> tuple[Counter, Counter]:
     chars: list[str] = []
     inner: list[bool] = []
     depth, math = 0, ""
+    # whether each open group is the argument of a macro that stands apart (\\sqrt{n}d is n, d),
+    # and whether the token before was one
+    parts: list[bool] = []
+    apart = False
     for m in _SOURCE_TOKEN_RE.finditer(text):
         tok, name = m.group(), m[1]
         piece, deep = "", bool(depth or math)
+        after_macro, apart = apart, False
         if name is not None:
             if name in STYLE:
                 piece = ""
             elif name in known_macros():
-                piece = " "
+                piece, apart = " ", True
             else:
                 piece, deep = f" {name} ", True
         elif tok in ("$", "$$"):
@@ -162,8 +160,10 @@ def _source_words(source: str) -> tuple[Counter, Counter]:
             math = ""
         elif tok == "{":
             depth += 1
+            parts.append(after_macro)
         elif tok == "}":
             depth = max(0, depth - 1)
+            piece = " " if parts and parts.pop() else ""
         elif tok[0] in "^_" and len(tok) > 1 and math:
             piece = f" {tok.rstrip('} ')[-1]} "  # a script is one character: x_ij is x_i j
         elif tok[0] == "}":
@@ -274,7 +274,7 @@ def lost_meaning(source: str, plain: str) -> list[str]:
 
 
 CHECKS = {"dropped": dropped, "ambiguous_scripts": ambiguous_scripts, "glued_operators": glued_operators, "leftover_markup": leftover_markup,
-          "lost_meaning": lost_meaning}
+          "lost_meaning": lost_meaning, "words_lost": words_lost}
 
 
 def evaluate(papers: list[tuple[str, str]], plains: list[str]) -> dict:

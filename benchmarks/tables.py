@@ -133,6 +133,7 @@ _FIDELITY_CLASSES = (
     ("glued_operators", "glued operator names"),
     ("leftover_markup", "leftover markup (`\\`, `$`, `**`, entities)"),
     ("lost_meaning", "lost meaning (`~` for \"about\" before a number, currency `$`)"),
+    ("words_lost", "words lost or out of order (the words-kept oracle)"),
 )
 
 

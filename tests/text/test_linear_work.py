@@ -24,7 +24,23 @@ EMPHASIS = {
     "*a then a_": lambda n: _fill("*a ", n // 2) + _fill("a_ ", n // 2),
     "**a then a*": lambda n: _fill("**a ", n // 2) + _fill("a* ", n // 2),
 }
-MAKERS = {**{name: make for name, (_, make) in KINDS.items()}, **EMPHASIS}
+# The rules of the words-kept issue: optional arguments (found by a search for their "]" that
+# must not start again at each macro), a star between digits, the pieces of spans and groups.
+ARGUMENTS = {
+    "\\cite[ unclosed, repeated": lambda n: _fill("\\cite[a ", n),
+    "\\cite[ repeated, one ] at the end": lambda n: _fill("\\cite[a ", n) + "]{k}",
+    "\\cite[a][b]{c} repeated": lambda n: _fill("\\cite[a][b]{c} ", n),
+    "\\item[ unclosed, repeated": lambda n: _fill("\\item[a ", n),
+    "\\foo[a]{b} repeated": lambda n: _fill("\\foo[a]{b} ", n),
+    "\\cite[ then groups, unclosed": lambda n: "\\cite[" + _fill("{a}b", n),
+    "\\cite[{a}] repeated": lambda n: _fill("\\cite[{a}]{b}", n),
+    "5*10 repeated": lambda n: _fill("5*10*", n),
+    "x_1 repeated in math": lambda n: "$" + _fill("x_1", n) + "$",
+    "{\\foo} repeated": lambda n: _fill("a{\\foo}", n),
+    "$\\log$ repeated": lambda n: _fill("a$\\log$", n),
+    "\\sqrt{n}d repeated": lambda n: "$" + _fill("\\sqrt{n}d", n) + "$",
+}
+MAKERS = {**{name: make for name, (_, make) in KINDS.items()}, **EMPHASIS, **ARGUMENTS}
 
 
 def steps(text: str) -> int:

@@ -63,6 +63,26 @@ def test_rendering(latex, plain):
     assert to_plain(latex) == plain
 
 
+@pytest.mark.parametrize(
+    ("latex", "plain"),
+    [
+        # the examples: optional arguments were read and thrown away
+        (r"As proved in \cite[Theorem 2]{smith20}, the bound is tight.", "As proved in [smith20, Theorem 2], the bound is tight."),
+        (r"\citep[e.g.,][]{a,b}", "[e.g., a,b]"),
+        (r"See \cite[see][p.~3]{key} for details.", "See [see key, p. 3] for details."),
+        (r"Two cases: \item[(a)] convex losses \item[(b)] smooth losses.", "Two cases: (a) convex losses (b) smooth losses."),
+        # the rest of the family, starred forms, spaces before an optional argument
+        (r"\citet*[Thm.~1]{a}, \citeauthor{b}, \ref{thm:a}, \eqref{eq:1}", "[a, Thm. 1], [b], [thm:a], [eq:1]"),
+        (r"\cite [p 3]{k} and \citep[][Sec.~2]{k}", "[k, p 3] and [k, Sec. 2]"),
+        (r"\footnotetext[0]{ Martin and Shuai are the lead authors}", "(0: Martin and Shuai are the lead authors)"),
+        (r"$\foo[a]{b}{c}$ and \foo[a]{b}{c}", "foo[a](b, c) and foo[a] b c"),
+        (r"\item[] none \item one", "none • one"),
+    ],
+)
+def test_every_argument_is_kept(latex, plain):
+    assert to_plain(latex) == plain
+
+
 # Sentences from the real corpora (NeurIPS 2018 and 2023), as literal fixtures.
 REAL = [
     r"Compared with traditional work on $\ell_1$-regression, we achieve $O(\sqrt{d/n})$ excess risk.",

@@ -6,11 +6,28 @@ glues operator names (``\\log\\log m`` became "loglog m") and reads one characte
 pylatexenc is still the source of the symbol table (``\\alpha`` -> α), so its pinned version
 shapes the output. The rules, each tested:
 
-* an unknown macro keeps its name (``\\diag`` -> "diag") and its brace arguments (in math as
-  ``name(a, b)``); only formatting and spacing macros vanish, and only their markup;
+* nothing an author wrote is dropped: every argument of a macro keeps its text, in one form for
+  each family. An unknown macro keeps its name (``\\diag`` -> "diag"), the optional arguments
+  written right after it as they are, and its brace arguments: ``\\foo[a]{b}{c}`` is
+  "foo[a] b c" in text and ``foo[a](b, c)`` in math. Only formatting and spacing macros vanish,
+  and only their markup;
+* citations and references (``\\cite``, ``\\citep``, ``\\citet``, ``\\citeauthor``, ``\\ref``,
+  ``\\eqref`` and the rest of natbib's, biblatex's and cleveref's, starred or not: latex_symbols'
+  ``_CITES``) are shown as LaTeX prints them, in square brackets: the prenote, the keys as
+  written, a comma and the postnote. One optional argument is the postnote, as natbib and
+  biblatex read it: ``\\cite[Theorem 2]{smith20}`` -> "[smith20, Theorem 2]",
+  ``\\citep[e.g.,][]{a,b}`` -> "[e.g., a,b]", ``\\cite[see][p.~3]{key}`` -> "[see key, p. 3]";
+* ``\\item[(a)]`` is its label where LaTeX puts it, in place of the bullet ("(a) convex
+  losses"), a bare ``\\item`` is "•"; a note is its text in parentheses, after its mark if it
+  has one (``\\footnotetext[1]{x}`` -> "(1: x)");
+* an optional argument ends at the first ``]`` outside braces, as in TeX, after any spaces;
 * a super- or subscript of digits is written in Unicode digits (``n²``, ``x₁``), one longer than
   one character is parenthesized (``n^(d+1)``), and a letter or digit after a script written
-  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt;
+  with ``^``/``_`` gets a space (``x_i y``), so that a script's extent is never in doubt. So
+  does one after a root (``\\sqrt{n}d`` -> "√n d") and after a math span or brace group that
+  ends in a script or a word (``$x_i$th`` -> "x_i th"), and one before a span or group that
+  starts with a word (``We$\\log n$`` -> "We log n"). A second script of digits right after
+  one of the same kind keeps its marker (``$x_1_2$`` -> "x₁_2": "x₁₂" would be another number);
 * operator names (``\\log``, ``\\max``, ``\\operatorname{..}``) and unknown macro names are
   separated by a space from a letter, digit or closing bracket next to them;
 * ``\\frac{a+b}{c}`` -> "(a+b)/c", ``\\sqrt{x+1}`` -> "√(x+1)", accents combine (``\\tilde{O}``
@@ -19,7 +36,11 @@ shapes the output. The rules, each tested:
 * URLs (bare, ``\\url``, ``\\href``) are kept verbatim, ``\\href{url}{text}`` as "text (url)";
 * ``%``, ``&`` and ``#`` are characters (an abstract means them), and so is a ``$`` that opens no
   math (no closing one follows);
-* HTML entities (``&mdash;``) in text are decoded.
+* HTML entities (``&mdash;``) in text are decoded; ``\\par``, ``\\hfill``, ``\\vfill`` and an
+  environment's ``\\begin{..}`` and ``\\end{..}`` part the words around them as a space.
+
+benchmarks/words_kept.py checks the first rule with an oracle of its own: every word of the
+source is in the output, in order.
 
 The result depends on the text alone: no state is kept between calls.
 """
@@ -29,8 +50,21 @@ from __future__ import annotations
 import re
 
 from .characters import _CHAR_NUMBER_RE, _char_code, _character, _code_point
-from .latex_parser import _DIGITS, _Parser, _tokens
-from .latex_pieces import _WORD, _accent, _has_text_special, _join, _script, _text, _wrap
+from .latex_arguments import _about, _Arguments, _space_before
+from .latex_parser import _Parser, _tokens
+from .latex_pieces import (
+    _ATTACHED,
+    _LEADING_WORD,
+    _SPACED_SCRIPT,
+    _WORD,
+    SCRIPT_DIGITS,
+    _accent,
+    _has_text_special,
+    _join,
+    _script,
+    _text,
+    _wrap,
+)
 from .latex_symbols import (
     _ACCENTS,
     _ALPHABETS,
@@ -54,14 +88,15 @@ from .latex_symbols import (
     _styled,
     symbols,
 )
-from .unicode import is_alnum, is_alpha, nfc
+from .unicode import is_alpha, nfc
 
 # The first characters of the nodes that are not a run of text (a token of the renderer).
 _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
 
-class _Renderer:
+class _Renderer(_Arguments):
     def __init__(self, text_specials: bool) -> None:
+        super().__init__()
         # False when the whole text holds no TeX quote, dash or entity (most abstracts): then no
         # run of it does, and no run needs a search for one.
         self.text_specials = text_specials
@@ -70,37 +105,12 @@ class _Renderer:
         # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
         self.unknown: dict[str, tuple[str, int]] = {}
 
-
-    # -- arguments -------------------------------------------------------------------------
-    @staticmethod
-    def _next_arg(nodes: list, k: int, optional: bool = False):
-        """(argument, index after it) for the node list at ``k``; argument None when absent.
-        A text token gives its first character, the rest stays in place."""
-        while k < len(nodes) and isinstance(nodes[k], str) and nodes[k].isspace():
-            k += 1
-        if k >= len(nodes):
-            return None, k
-        node = nodes[k]
-        if optional:
-            if isinstance(node, str) and node.startswith("["):
-                close = node.find("]")
-                if close >= 0:
-                    rest = node[close + 1 :]
-                    if rest:
-                        nodes[k] = rest
-                        return [node[1:close]], k
-                    return [node[1:close]], k + 1
-            return None, k
-        if isinstance(node, str) and not node.startswith(("\\", "\x00")) and node not in ("{", "}", "$", "^", "_", "~"):
-            node = node.lstrip()
-            if len(node) > 1:
-                nodes[k] = node[1:]
-                return node[0], k
-            return node, k + 1
-        return node, k + 1
-
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
+        return _join(self._pieces(nodes, math))
+
+    def _pieces(self, nodes: list, math: bool) -> list:
+        """The rendered pieces of ``nodes``, as _join takes them."""
         # text, flags, text, flags, ..: flat, so that a piece costs two slots of one list and
         # no tuple of its own, which at 1 MB of markup no longer fit the processor's caches
         pieces: list = []
@@ -116,13 +126,13 @@ class _Renderer:
                 if type(node) is tuple:
                     body = node[1]
                     if type(body) is str:  # math of one token ($a$, $10$, $^$)
-                        add((body, 0) if body[:1] not in _MARKUP_STARTS else (self.render([body], True), 0))
+                        add((body, 0) if body[:1] not in _MARKUP_STARTS else self._group([body], True))
                     elif len(body) == 1 and type(body[0]) is str and body[0][:1] not in _MARKUP_STARTS:
                         add((body[0], 0))  # math of one run of text: as it is
                     else:
-                        add((self.render(body, True), 0))
+                        add(self._group(body, True))
                 else:
-                    add((self.render(node, math), 0))
+                    add(self._group(node, math))
                 continue
             first = node[:1]
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
@@ -131,7 +141,8 @@ class _Renderer:
                 symbol = simple.get(node)
                 if symbol is not None:  # a symbol: \\alpha
                     add(symbol)
-                elif (word := unknown.get(node)) is not None and (k >= n or type(nodes[k]) is not list):
+                elif (word := unknown.get(node)) is not None and (k >= n or type(after := nodes[k]) is not list and not (
+                        type(after) is str and after[:1] == "[")):
                     add(word)  # \\bH with no argument
                 else:
                     k = self._macro(node, nodes, k, math, pieces)
@@ -146,10 +157,26 @@ class _Renderer:
                 # In math, \\_ is a subscript escaped for markdown.
                 body, k = self._operand(nodes, k, True)
                 if body:
-                    add(_script(node[-1], body))
+                    again = len(pieces) > 1 and pieces[-1] & _ATTACHED and pieces[-2][-1:] in SCRIPT_DIGITS[node[-1]]
+                    add(_script(node[-1], body, again))
             else:
                 add((_text(node), 0))
-        return _join(pieces)
+        if self._brackets:
+            self._brackets.pop(id(nodes), None)
+        return pieces
+
+    def _group(self, body: list, math: bool) -> tuple[str, int]:
+        """The piece of a brace group or a math span. One that starts with a word or ends in a
+        script or a word keeps them apart from a letter or digit next to it as inside it
+        (We$\\log n$ is "We log n", $x_i$th is "x_i th", not "Welog n", "x_ith")."""
+        pieces = self._pieces(body, math)
+        first, last = 1, len(pieces) - 1  # the flags of the first and the last piece with text
+        while first < len(pieces) and not pieces[first - 1]:
+            first += 2
+        while last > 0 and not pieces[last - 1]:
+            last -= 2
+        first, last = (pieces[first] if first < len(pieces) else 0), (pieces[last] if last > 0 else 0)
+        return _join(pieces), (_LEADING_WORD if first & (_WORD | _LEADING_WORD) else 0) | (_SPACED_SCRIPT if last & (_WORD | _SPACED_SCRIPT) else 0)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
         """A script's argument: one character, a group, or a macro with its own arguments
@@ -161,8 +188,9 @@ class _Renderer:
             return _join(sub).strip(), k
         return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
 
-    def _skip_arg(self, nodes: list, k: int) -> int:
-        return self._next_arg(nodes, k)[1]
+    def _optional_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
+        arg, k = self._optional(nodes, k)
+        return (None if arg is None else self.render(arg, math).strip()), k
 
     def _verbatim(self, raw: str, nodes: list, k: int, math: bool) -> tuple[str, int]:
         if raw.startswith("\\url{"):
@@ -174,8 +202,8 @@ class _Renderer:
             return (f"{label} ({url})" if label and label != url else url), 0
         return raw, 0
 
-    def _arg_text(self, nodes: list, k: int, math: bool, optional: bool = False) -> tuple[str | None, int]:
-        arg, k = self._next_arg(nodes, k, optional)
+    def _arg_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
+        arg, k = self._next_arg(nodes, k)
         if arg is None:
             return None, k
         return self.render(arg if isinstance(arg, list) else [arg], math), k
@@ -270,26 +298,26 @@ class _Renderer:
             pieces.extend((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
             return k
         if name == "sqrt":
-            index, k = self._arg_text(nodes, k, math, optional=True)
+            index, k = self._optional_text(nodes, k, math)
             body, k = self._arg_text(nodes, k, math)
             body = _wrap(body or "")
-            pieces.extend((f"{body}^(1/{index.strip()})" if index else f"√{body}", 0))
+            # as a script: a letter or digit after it is set apart (√n d, not √nd), and one before
+            # x^(1/3) too (2 x^(1/3), not 2x^(1/3))
+            pieces.extend((f"{body}^(1/{_wrap(index)})", _LEADING_WORD | _SPACED_SCRIPT) if index else (f"√{body}", _SPACED_SCRIPT))
             return k
         if name in _OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
             mark = "_" if name == "underset" else "^"
-            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", 0))
+            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", _LEADING_WORD | _SPACED_SCRIPT))
             return k
         if name in _CITES:
-            self._arg_text(nodes, k, math, optional=True)
-            _, k = self._next_arg(nodes, k, optional=True)
-            body, k = self._arg_text(nodes, k, math)
-            pieces.extend((f"[{(body or '').strip()}]", 0))
-            return k
+            return self._citation(name, nodes, k, math, pieces)
         if name in _NOTES:
+            mark, k = self._optional_text(nodes, k, False)
             body, k = self._arg_text(nodes, k, False)
-            pieces.extend((f" ({(body or '').strip()})", 0))
+            body = (body or "").strip()
+            pieces.extend((f" ({mark}: {body})" if mark else f" ({body})", 0))
             return k
         if name in _TEXT_SCRIPTS:
             body, k = self._arg_text(nodes, k, False)
@@ -301,9 +329,9 @@ class _Renderer:
             body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math)
             pieces.extend((body + "\u0338" if len(body) == 1 else "not " + body, 0))
             return k
-        if name == "item":
-            _, k = self._next_arg(nodes, k, optional=True)
-            pieces.extend((" • ", 0))
+        if name == "item":  # a label in place of the bullet, as LaTeX prints it
+            label, k = self._optional_text(nodes, k, False)
+            pieces.extend((" • " if label is None else f" {label} ", 0))
             return k
         if name in sym:
             pieces.extend((sym[name], 0))
@@ -312,11 +340,33 @@ class _Renderer:
             self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
+    def _citation(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
+        """A citation or reference as LaTeX prints it, in square brackets: the prenote, the keys
+        as written, a comma and the postnote. One optional argument is the postnote (natbib and
+        biblatex read it so), two are the prenote and the postnote; an empty one shows nothing."""
+        first, k = self._optional_text(nodes, k, math)
+        second, k = self._optional_text(nodes, k, math) if first is not None else (None, k)
+        pre, post = (first, second) if second is not None else (None, first)
+        keys, k = self._arg_text(nodes, k, math)
+        if keys is None and not pre and not post:
+            pieces.extend((name, _WORD))  # no argument at all: the name is all the author wrote
+            return k
+        shown = " ".join(part for part in (pre, (keys or "").strip()) if part)
+        pieces.extend((f"[{shown}, {post}]" if post else f"[{shown}]", 0))
+        return k
+
     def _unknown(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
-        """An unknown macro keeps its name, and the brace groups that follow it directly as its
-        arguments."""
+        """An unknown macro keeps its name, the optional arguments that follow it directly as
+        they are written (``foo[a]``), and the brace groups after them as its arguments."""
+        options = ""
+        while k < len(nodes) and type(nodes[k]) is str and nodes[k][:1] == "[":
+            arg, after = self._optional(nodes, k)
+            if arg is None:
+                break
+            options += f"[{self.render(arg, math).strip()}]"
+            k = after
         if k >= len(nodes) or type(nodes[k]) is not list:
-            pieces.extend((name, _WORD))
+            pieces.extend((name + options, _WORD))
             return k
         args = []
         while k < len(nodes) and isinstance(nodes[k], list):
@@ -325,40 +375,12 @@ class _Renderer:
                 args.append(body)
             k += 1
         if not args:
-            pieces.extend((name, _WORD))
+            pieces.extend((name + options, _WORD))
         elif math:
-            pieces.extend((f"{name}({', '.join(args)})", _WORD))
+            pieces.extend((f"{name}{options}({', '.join(args)})", _WORD))
         else:
-            pieces.extend((" ".join([name, *args]), _WORD))
+            pieces.extend((" ".join([name + options, *args]), _WORD))
         return k
-
-
-_MACRO_OR_VERBATIM = frozenset("\\\x00")
-_TIED_AFTER = frozenset(".,;:!?)]}")
-
-
-def _about(nodes: list, k: int) -> bool:
-    """Whether the ``~`` before ``k`` means "about" (``~90x``, ``(~50%``, ``2.8%~4.5%``) rather
-    than a tie (``Figure~3``, ``et~al.~2022``): it stands before a number, after no letter,
-    digit or sentence punctuation."""
-    after = nodes[k]
-    if type(after) is not str or after[:1] not in _DIGITS:
-        return False
-    if k < 2:
-        return True  # at the start of the text: nothing to tie to
-    before = nodes[k - 2]
-    if type(before) is not str or before[:1] in _MACRO_OR_VERBATIM:
-        return False
-    last = before[-1:]
-    return not last or not (is_alnum(last) or last in _TIED_AFTER)
-
-
-def _space_before(nodes: list, k: int) -> bool:
-    """Whether the author typed a space before the macro whose argument ends just before ``k``."""
-    j = k - 2
-    while j >= 0 and not (isinstance(nodes[j], str) and nodes[j].startswith("\\")):
-        j -= 1
-    return j > 0 and isinstance(nodes[j - 1], str) and nodes[j - 1][-1:].isspace()
 
 
 def latex_to_text(text: str) -> str:

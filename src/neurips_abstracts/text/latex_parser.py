@@ -192,15 +192,18 @@ class _Parser:
                 body, i = self.parse(i, end, (close,))
                 nodes.append(("$", body))
             elif tok == "\\begin" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":
+                # an environment stands apart from the words around it, as a paragraph of its own
                 name = tokens[i + 1].strip()
                 i += 3
+                nodes.append(" ")
                 if name in _MATH_ENVS:
                     stop = self._next(self.ends(name), i, end - 3)
                     stop = end if stop < 0 else stop
                     body, _ = self.parse(i, stop, ())
-                    nodes.append(("$", body))
+                    nodes += [("$", body), " "]
                     i = stop + 4
             elif tok == "\\end" and i + 2 < end and tokens[i] == "{" and tokens[i + 2] == "}":
+                nodes.append(" ")
                 i += 3
             else:
                 nodes.append(tok)

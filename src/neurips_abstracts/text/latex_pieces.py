@@ -11,8 +11,9 @@ from .unicode import combining, is_alnum, is_decimal
 
 # Flags of a rendered piece: a word is kept apart from letters, digits and closing brackets
 # around it; a script written with ^ or _ from letters and digits after it; a script sticks to
-# its base.
-_WORD, _SPACED_SCRIPT, _ATTACHED = 1, 2, 4
+# its base; a piece that starts with a word (a math span: We$\log n$) is kept apart from what is
+# before it only.
+_WORD, _SPACED_SCRIPT, _ATTACHED, _LEADING_WORD = 1, 2, 4, 8
 _CLOSE = ")]}⟩"
 # The ASCII characters after which a word is kept apart (the others are tested as they come).
 _GLUED = frozenset(c for c in map(chr, range(128)) if c.isalnum() or c in _CLOSE)
@@ -50,15 +51,19 @@ def _wrap(s: str) -> str:
 
 _SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+# The last character of a script of digits written in Unicode, by marker.
+SCRIPT_DIGITS = {"^": frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹"), "_": frozenset("₀₁₂₃₄₅₆₇₈₉")}
 
 
-def _script(marker: str, body: str) -> tuple[str, int]:
+def _script(marker: str, body: str, again: bool = False) -> tuple[str, int]:
     """A super- or subscript: digits as Unicode digits (n², x₁₀), primes as they are (x′), one
     character after the marker (x_i) and anything longer in parentheses (n^(d+1)). A letter or
-    digit after a script written with a marker gets a space (x_i y, log^(1-ε) n)."""
+    digit after a script written with a marker gets a space (x_i y, log^(1-ε) n). A script of
+    digits ``again`` right after one of the same kind (x_1_2 in math, which TeX refuses) keeps its
+    marker: x₁_2, not x₁₂, which would be another number."""
     if set(body) <= set("′'"):
         return body, _ATTACHED
-    if body.isascii() and body.isdigit():
+    if body.isascii() and body.isdigit() and not again:
         return body.translate(_SUPERSCRIPT_DIGITS if marker == "^" else _SUBSCRIPT_DIGITS), _ATTACHED
     if _enclosed(body) or _atom(body):
         return marker + body, _ATTACHED | _SPACED_SCRIPT
@@ -77,7 +82,7 @@ def _join(pieces: list) -> str:
         if flags:
             if flags & _ATTACHED:
                 pass
-            elif flags & _WORD and prev and ((last := prev[-1]) in _GLUED or not last.isascii() and (
+            elif flags & (_WORD | _LEADING_WORD) and prev and ((last := prev[-1]) in _GLUED or not last.isascii() and (
                     is_alnum(last) or last in _CLOSE or combining(last))):
                 append(" ")
             elif prev_flags & (_WORD | _SPACED_SCRIPT) and is_alnum(text[0]):

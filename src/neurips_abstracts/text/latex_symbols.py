@@ -24,11 +24,11 @@ _SILENT = frozenset(
     "em it bf rm sf tt sc sl up md normalfont ttfamily rmfamily sffamily bfseries itshape scshape upshape "
     "mdseries tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge left right middle "
     "big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr limits nolimits displaystyle textstyle "
-    "scriptstyle noindent par xspace centering protect relax nonumber notag allowbreak hfill vfill".split()
+    "scriptstyle noindent xspace centering protect relax nonumber notag allowbreak".split()
 )
 _SPACES = {",": " ", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": "", "@": "", "\\": " ", "\n": " ",
            "quad": " ", "qquad": " ", "enspace": " ", "enskip": " ", "thinspace": " ", "medspace": " ",
-           "thickspace": " ", "newline": " ", "linebreak": " "}
+           "thickspace": " ", "newline": " ", "linebreak": " ", "par": " ", "hfill": " ", "vfill": " "}
 # Arguments that are not content: a colour, a label, a length.
 _DROP_ARGS = {"textcolor": (1, 1), "colorbox": (1, 1), "color": (1, 0), "label": (1, 0), "hspace": (1, 0), "vspace": (1, 0)}
 _ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304", ".": "\u0307"}
@@ -43,7 +43,14 @@ _DELIMITER_SIZES = frozenset(("left", "right", "bigl", "bigr", "Bigl", "Bigr", "
 _FRACTIONS = frozenset(("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"))
 _BINOMIALS = frozenset(("binom", "dbinom", "tbinom", "choose"))
 _OVERSETS = frozenset(("overset", "stackrel", "underset"))
-_CITES = frozenset(("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "ref", "eqref", "cref", "Cref", "autoref"))
+# Citations and references (natbib's, biblatex's, cleveref's and LaTeX's own), starred or not:
+# one form for all of them, latex._Renderer._citation's.
+_CITES = frozenset((
+    "cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear", "citeyearpar", "citenum", "citetext",
+    "Citet", "Citep", "Citealp", "Citealt", "Citeauthor", "parencite", "Parencite", "textcite", "Textcite", "autocite",
+    "Autocite", "footcite", "smartcite", "supercite", "ref", "eqref", "pageref", "cref", "Cref", "cpageref",
+    "labelcref", "autoref", "Autoref", "nameref", "vref", "Vref",
+))
 _NOTES = frozenset(("footnote", "footnotetext", "thanks"))
 _TEXT_SCRIPTS = frozenset(("textsuperscript", "textsubscript"))
 _OPERATOR_NAMES = frozenset(("operatorname", "mathop"))

@@ -2,11 +2,24 @@
 
 ``abstract`` keeps LaTeX, markdown and HTML entities as published; ``abstract_plain`` is
 :func:`to_plain` of it: markdown links become "text (url)" and markdown emphasis is removed where
-CommonMark reads emphasis (``**x**``, ``__x__``, ``*x*``, ``_x_``), outside math and URLs; then
-LaTeX is rendered by :mod:`.latex`, then runs of white space become one space. An ``_`` or ``*``
-that CommonMark reads as a character (``snake_case``, ``x̃_t``, ``a * b``, one with no partner)
+CommonMark reads emphasis (``**x**``, ``__x__``, ``*x*``, ``_x_``, ``a *b* c``); then LaTeX is
+rendered by :mod:`.latex`, then runs of white space become one space. An ``_`` or ``*`` that
+CommonMark reads as a character (``snake_case``, ``x̃_t``, ``a * b``, one with no partner)
 stays. It is a pure function of the one abstract: nothing is cached or shared between
 abstracts, so a paper's plain text cannot depend on the rest of the build.
+
+Where the project departs from CommonMark's emphasis, on purpose (meaning before markup; the
+oracle test against markdown-it-py applies exactly these, by rule):
+
+1. Math spans and URLs are held out of markdown, each read as one character: CommonMark knows
+   no math, and an ``_`` or ``*`` in ``$a_i * b_i$`` or in an address is LaTeX or part of the
+   address (emphasis around them, ``**N$^2$-GNN**``, is still seen). A bare URL ends before
+   trailing punctuation, as GitHub's autolinks do (``*https://x.org/a*.``).
+2. A run of ``*`` or of ``_`` with a decimal digit right before and right after it is a
+   character, never emphasis: ``5*10*20``, ``2*3*4 = 24`` and ``x_1_2`` stay as written. In an
+   abstract ``*`` between digits is multiplication, and CommonMark's reading (``5``, an
+   emphasized ``10``, ``20``) silently changes a number into another (``51020``). For ``_``
+   CommonMark agrees already (an intraword ``_`` never opens or closes).
 
 Every step is one pass over the text, or a bounded number of them: the cost of a record is
 linear in its length, whatever it holds (benchmarks/linearity.py measures it).
@@ -20,7 +33,7 @@ from array import array
 from .latex import latex_to_text
 from .latex_parser import URL_RE as _VERBATIM_RE
 from .latex_parser import math_spans
-from .unicode import category
+from .unicode import category, is_decimal
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
 
@@ -87,13 +100,19 @@ def _kind(ch: str) -> int:
 _ASCII_KIND = {chr(c): _kind(chr(c)) for c in range(128)}
 
 
+def _is_digit(ch: str) -> bool:
+    """A decimal digit of any script (``re``'s ``\\d``, category Nd), of the pinned version."""
+    return "0" <= ch <= "9" or not ch.isascii() and is_decimal(ch)
+
+
 def strip_emphasis(text: str) -> str:
     """``text`` without the ``*`` and ``_`` that CommonMark reads as emphasis markers.
 
     CommonMark's own algorithm (spec 0.31.2, "Emphasis and strong emphasis", and its "process
     emphasis" procedure): delimiter runs, left- and right-flanking from the characters around
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
-    character after it. What the algorithm leaves is kept as written.
+    character after it, and a run between two digits is a character (the module's second
+    departure). What the algorithm leaves is kept as written.
     """
     if text.count("*") + text.count("_") + text.count("\\") <= _FEW_DELIMITERS:  # a step per escape too
         runs = _runs_found(text)
@@ -119,10 +138,12 @@ def strip_emphasis(text: str) -> str:
         before = _ASCII_KIND.get(ch)
         if before is None:
             before = _kind(ch)
-        ch = text[end] if end < n else ""
-        after = _ASCII_KIND.get(ch)
+        following = text[end] if end < n else ""
+        if before == 2 and _is_digit(ch) and _is_digit(following):
+            continue  # 5*10*20, x_1_2: between two digits, a character (the second departure)
+        after = _ASCII_KIND.get(following)
         if after is None:
-            after = _kind(ch)
+            after = _kind(following)
         left = after != 0 and (after != 1 or before != 2)
         right = before != 0 and (before != 1 or after != 2)
         if text[start] == "*":
