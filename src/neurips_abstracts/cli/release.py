@@ -66,8 +66,9 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         f"{plural(rel['near_duplicate'], 'near duplicate')}) in {s['seconds']:.2f} s"
     )
     ids = s["id_changes"]
-    click.echo(f"ids since the previous release: {ids['added']} current that were not (new, or back with their records), "
-               f"{ids['merged']} merged into older papers, {ids['removed']} removed")
+    since = (f"since {ids['since']}, the newest published release" if ids["since"] else
+             "in this first release (none is published yet)")
+    click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
 
 
 @click.command(cls=AsInvokedCommand)
