@@ -262,3 +262,13 @@ def test_the_record_lists_what_was_published_and_how(history, tmp_path):
     assert outside.clone is None and outside.published == ()
     manifest = json.loads((history / "dist" / MANIFEST).read_text())
     assert manifest["dataset_version"] == "1.1.0"
+
+
+def test_a_release_that_lost_published_ids_is_no_anchor(history):
+    """dist/ rebuilt with --first-release (on purpose: exit 0) holds none of 1.1.0's removed ids;
+    a plain build on it would carry the loss on, exit 0: refused, naming the newest release."""
+    assert run_cli("build", "--first-release", cwd=history).returncode == 0
+    line = one_line_refusal(history, "build")
+    assert "that 1.1.0, the newest published release, holds" in line and "--previous 1.1.0" in line
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr

@@ -38,7 +38,7 @@ from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
 from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
 from .contents import CHANGELOG, changelog_date, released_versions
-from .git_release import VERSION_RE, release_commit, release_from_git, text
+from .git_release import VERSION_RE, git, release_commit, release_from_git, text
 from .hub_record import version_key
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
@@ -295,13 +295,40 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
                         f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
                         code="published-version")
+    now = {r.id: r.first_release for r in ids}
+    kept = None
+    if previous is not None and not (published and previous.version == version):  # not a rebuild of a release
+        kept = newest_published_ids(record)
+        if kept is not None:
+            lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
+            if lost:
+                raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
+                                f"that {kept[0]}, the newest published release, holds ({', '.join(lost[:5])}"
+                                f"{' …' if len(lost) > 5 else ''}); build on {kept[0]} (--previous {kept[0]})",
+                                code="drops-ids")
     if replaced is not None and previous is not None:
-        now = {r.id: r.first_release for r in ids}
-        lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release)
+        truth = kept[1] if kept else {}  # an id put back as the newest release published it is no loss
+        lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
         if lost:
             raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
                             f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
                             "--first-release to start the id history over on purpose", code="drops-ids")
+
+
+def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
+    """The newest published release's version and its ids (id -> first_release), as the manifest
+    its release commit holds lists them (None: not readable here, outside a clone)."""
+    import json
+
+    newest = record.newest
+    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
+        return None
+    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
+    try:
+        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
+        return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
 
 
 def since_published(ids, record: Record) -> dict:
