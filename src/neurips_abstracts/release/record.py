@@ -147,8 +147,10 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
         for tag in text(clone, "tag", "--list", "v[0-9]*").split():
             add(tag[1:], f"git tag {tag}")
         changelogs = [(clone / CHANGELOG, CHANGELOG)]
-    else:
-        changelogs = [(project / CHANGELOG, CHANGELOG)] if project is not None else []
+    else:  # the project folders at hand: the one holding the release written, and the one holding raw/
+        homes = [Path(out).absolute().parent] if out is not None else []
+        homes += [project, Path(raw).resolve().parent] if raw is not None else []
+        changelogs = [(home / CHANGELOG, CHANGELOG) for home in dict.fromkeys(homes)]
     for path, name in changelogs:
         if path.is_file():
             for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
