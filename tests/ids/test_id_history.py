@@ -330,9 +330,9 @@ def test_ids_hold_under_any_history_long():
     run_state_machine_as_test(IdHistory, settings=settings(SLOW, max_examples=HISTORY_SEQUENCES))
 
 
-def run_steps(steps) -> None:
+def run_steps(steps, machine=None) -> None:
     """Run one sequence of steps on a fresh repository (a failing sequence found, kept)."""
-    state = IdHistory()
+    state = (machine or IdHistory)()
     try:
         for name, kwargs in steps:
             getattr(state, name)(**kwargs)
@@ -579,12 +579,7 @@ def test_published_ids_hold_whatever_the_folders_paths_and_tags_long():
 
 
 def run_published_steps(steps) -> None:
-    state = PublishedHistory()
-    try:
-        for name, kwargs in steps:
-            getattr(state, name)(**kwargs)
-    finally:
-        state.teardown()
+    run_steps(steps, PublishedHistory)
 
 
 # 1.1.0 released from the seeds; 1.2.0 with one dump removed (its ids removed, not lost)

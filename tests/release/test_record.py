@@ -272,3 +272,18 @@ def test_a_release_that_lost_published_ids_is_no_anchor(history):
     assert "that 1.1.0, the newest published release, holds" in line and "--previous 1.1.0" in line
     r = run_cli("build", "--previous", "1.1.0", cwd=history)
     assert r.returncode == 0, r.stderr
+
+
+def test_advice_names_git_only_in_a_clone(tmp_path):
+    """`add` in a folder outside git advises no `git add`; in a clone it does."""
+    work = tmp_path / "work"
+    copy_seeds(work / "raw")
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
+    r = run_cli("add", str(dump), cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert "git add" not in r.stdout + r.stderr and "send both files" in r.stdout, r.stdout
+    git(tmp_path, "init", "-q", str(work))
+    dump.write_bytes(make_dump(["Another new abstract: diffusion models that sample manifolds with a learned metric."]))
+    r = run_cli("add", str(dump), cwd=work)
+    assert r.returncode == 0 and "next: git add" in r.stdout, r.stdout
