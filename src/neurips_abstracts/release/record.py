@@ -109,9 +109,10 @@ class Record:
         return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
 
     def ways_out(self, folder: Path) -> str:
-        named = ("name one with --previous (a folder, a released version or a git revision)" if self.clone is not None
-                 else "name one with --previous (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
-        return f"{self.restore_advice(folder)}, {named}, or pass --first-release to start the id history over on purpose"
+        named = ("build with --previous naming one (a folder, a released version or a git revision)"
+                 if self.clone is not None else
+                 "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
+        return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
 
 
 def _package_changelog() -> str | None:
