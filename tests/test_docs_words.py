@@ -22,6 +22,7 @@ def _shell_lines(text: str) -> list[str]:
 
 def test_the_docs_commit_a_dump_with_the_git_add_that_add_prints(tmp_path):
     raw = copy_seeds(tmp_path / "raw")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # a contributor's clone: add names git there only
     (tmp_path / "dump.txt").write_bytes(make_dump(synthetic_abstracts(2, seed=7)))
     proc = run_cli("add", "dump.txt", "--crawled-at", "2026-11-30", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -62,7 +62,12 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     assert "    neurips-abstracts check" in run("check", "--help").stdout
     assert "    python -m neurips_abstracts check" in run("check", "--help", module=True).stdout
 
-    proc = run()  # build, the default command: raw/ -> dist/
+    # The package's own CHANGELOG dates its releases: a folder holding only raw/ would give every
+    # published paper a new id, so the default build refuses, naming it and no git command.
+    proc = run()
+    assert proc.returncode == 1 and "the package's CHANGELOG.md dates version" in proc.stderr, proc.stderr[-3000:]
+    assert "git" not in proc.stderr and "--first-release" in proc.stderr and not (elsewhere / "dist").exists()
+    proc = run("--first-release")  # build, the default command, starting the id history on purpose: raw/ -> dist/
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert diff_dirs(releases["dist"], elsewhere / "dist") == []
     proc = run("build", "--raw", "raw", "--out", "OUT", module=True)
@@ -90,6 +95,7 @@ def test_wheel_installs_and_every_command_works_from_another_folder(releases, tm
     proc = run("validate", "my_crawl.txt", module=True)
     assert proc.returncode == 0 and "file-name" not in proc.stdout, proc.stdout
     shutil.copytree(elsewhere / "raw", tmp_path / "raw2")
+    shutil.copytree(elsewhere / "dist", tmp_path / "dist")  # the release beside it, that add compares with
     proc = run("add", "my_crawl.txt", "--raw", str(tmp_path / "raw2"), "--crawled-at", "2026-11-28")
     assert proc.returncode == 0 and "added " in proc.stdout, proc.stderr
 

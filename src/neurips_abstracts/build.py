@@ -23,7 +23,7 @@ from .core.resources import dataset_version
 from .core.schema import pandera_schema
 from .core.stages import no_timer
 from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
-from .release.anchor import anchored_previous
+from .release.record import Record, anchored_previous, check_build, since_published
 from .release.occurrences import Occurrences
 from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
 from .stages.identify import identify
@@ -137,11 +137,22 @@ def build(
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
-        reads, prev = anchored_previous(raw_dir, previous, fetched / "previous", writes=out)
-        return _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final)
+        reads, prev, record = anchored_previous(raw_dir, previous, fetched / "previous", writes=out,
+                                                version=dataset_version())
+        return _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final, record)
 
 
-def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final) -> dict:
+def _replaced(out: Path, prev: PreviousRelease | None) -> PreviousRelease | None:
+    """The release ``out`` holds, which the build replaces, if it is not the anchor itself."""
+    if not is_release(out) or (prev is not None and resolve(Path(prev.path)) == resolve(out)):
+        return None
+    try:
+        return read_previous(out)
+    except (DumpError, ValueError):  # not readable: nothing it holds can be told (the guard judges it)
+        return None
+
+
+def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final, record: Record) -> dict:
     # refused by the guard before any work (``replace_dir``); a release read but not written
     # (publish's dist/) must survive
     guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
@@ -165,6 +176,7 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
 
                 result = _run(raw_dir, config, stage, prev, workers, start_writing)
                 built.append(result)
+                check_build(result.identity.ids, prev, record, dataset_version(), _replaced(Path(out), prev))
                 with stage("contracts and write"):
                     write_dist(result, tmp, config, repo_id, prev, writing[0], writer)
             except BaseException:
@@ -181,7 +193,7 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
             for result in built:
                 result.occurrences.spool.close()
     result = built[0]
-    events = {"added": len(result.identity.added), "merged": len(result.identity.merged), "removed": len(result.identity.removed)}
+    events = since_published(result.identity.ids, record)
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3),
             "refreshed": refreshed}
 

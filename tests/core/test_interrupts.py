@@ -82,8 +82,10 @@ def test_a_signal_at_each_step_leaves_all_old_or_all_new(old_and_new, point, sig
         assert proc.returncode == 0, proc.stderr
         assert state(project) == new
         assert f"{sig} came after the release was complete" in proc.stderr or point == "exiting"
+        assert point == "exiting" or proc.stderr.strip().splitlines()[-1].startswith("interrupted: dist/ is the new release")
     else:
         assert proc.returncode != 0 and state(project) == old, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1] == "interrupted: dist/ unchanged", proc.stderr  # not "Aborted!"
 
 
 def _children(pid: int) -> set[int]:
@@ -241,6 +243,13 @@ def test_one_folder_has_one_lock_however_its_path_is_typed(tmp_path, monkeypatch
     assert lock_file(".") == lock_file(tmp_path / "raw") != lock_file(tmp_path / "dist")
     with writing("../dist"), writing(tmp_path / "dist"):  # a command's own steps nest
         pass
+    # a link to the folder, and a path through a linked folder above it, are the folder itself
+    # (``link/..`` alone is resolved without following any link)
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist-link").symlink_to(tmp_path / "dist", target_is_directory=True)
+    (tmp_path / "outer").mkdir()
+    (tmp_path / "outer" / "project").symlink_to(tmp_path, target_is_directory=True)
+    assert lock_file(tmp_path / "dist-link") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "outer" / "project" / "dist")
 
 
 def test_a_killed_holder_leaves_no_lock_behind(tmp_path):

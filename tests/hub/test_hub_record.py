@@ -166,6 +166,9 @@ def test_publish_refuses_a_release_that_rewrites_the_history_of_an_id(project, h
     rows = table.to_pylist()
     rows[0]["first_release"] = "1.0.0"
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), ids_file)
+    manifest = json.loads((older / "build_manifest.json").read_text())  # a release that says so itself
+    manifest["ids"] = [[*r[:3], "1.0.0", r[4]] if r[0] == rows[0]["id"] else r for r in manifest["ids"]]
+    (older / "build_manifest.json").write_text(json.dumps(manifest))
     (older / SUMS).write_text(sha256sums(older))
     put_release(hub, folder_bytes(older))
     proc = publish(project, hub)
@@ -186,3 +189,15 @@ def test_a_hub_edit_titled_like_a_release_is_still_not_publishs(project, hub):
 def test_verify_hub_refuses_a_folder_taken_for_a_version(project):
     proc = run_process("verify", "--hub", str(project / "dist"))
     assert proc.returncode == 2 and "is not a version" in proc.stderr and "verify dist --hub" in proc.stderr
+
+
+def test_publish_force_tag_is_checked_against_the_release_the_tag_points_at_now(project, hub, older_release):
+    """--force-tag over this version's tag checked the tag before it: the ids the moved tag
+    published could vanish from the Hub, exit 0."""
+    files, extra = older_release
+    put_release(hub, files, tag=TAG)
+    before = dict(hub.repos[hub_repo()].tags)
+    proc = publish(project, hub, "--force-tag")
+    assert proc.returncode == 1, proc.stderr
+    assert f"published ids missing from ids (against {TAG} on the Hub): {extra}" in proc.stderr
+    assert hub.commits_received() == [] and hub.repos[hub_repo()].tags == before

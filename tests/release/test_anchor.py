@@ -87,13 +87,23 @@ def test_first_release_starts_over_on_purpose(project):
     assert {r["id"] for r in ids_of(project / "dist")} == published  # the same raw/ founds the same ids
 
 
+def bumped(monkeypatch, version: str = "9.0.0") -> None:
+    """The version in pyproject.toml bumped past the published one (for builds run in this process)."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts.release import manifest as manifest_module
+
+    for module in (build_module, manifest_module):
+        monkeypatch.setattr(module, "dataset_version", lambda: version)
+
+
 @pytest.mark.parametrize("spec", [VERSION, f"v{VERSION}", "HEAD"])
-def test_previous_from_git_history_keeps_every_published_id(project, spec):
+def test_previous_from_git_history_keeps_every_published_id(project, spec, monkeypatch):
     """A clone without dist/ (or an unpacked sdist beside a clone) builds with every id."""
     published = ids_of(project / "dist")
     shutil.rmtree(project / "dist")
     (project / "raw" / "000_400c640f3220c26d.txt").rename(project / "gone.txt")  # its papers' ids are retired, not lost
     (project / "raw" / "000_400c640f3220c26d.json").unlink()
+    bumped(monkeypatch)  # ids are retired under a version no release has
     r = run_cli("build", "--previous", spec, cwd=project)
     assert r.returncode == 0, r.stderr
     now = {row["id"]: row for row in ids_of(project / "dist")}
@@ -163,7 +173,8 @@ def test_the_fingerprint_names_the_previous_releases_ids(project, tmp_path, monk
     from neurips_abstracts import build as build_module
     from neurips_abstracts.release import manifest as manifest_module
 
-    raw, first = project / "raw", tmp_path / "first"
+    raw, first = tmp_path / "raw", tmp_path / "first"  # outside the clone, whose record dates VERSION
+    shutil.copytree(project / "raw", raw)
     with monkeypatch.context() as m:
         for module in (build_module, manifest_module):
             m.setattr(module, "dataset_version", lambda: "0.9.0")

@@ -62,6 +62,17 @@ class ReportsErrors(click.Group):
     """A group whose commands never show a traceback, unless asked to with ``--debug`` (anywhere
     before ``--``) or NEURIPS_ABSTRACTS_DEBUG=1."""
 
+    def invoke(self, ctx):
+        # Ctrl-C before a command's commit: its one line says what it left (click would say
+        # "Aborted!", which tells nothing of the folder), and it exits 1.
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from ..core import interrupts
+
+            click.echo(interrupts.stopped_note(), err=True)
+            sys.exit(1)
+
     def main(self, args=None, **kwargs):
         as_process = args is None
         args = list(sys.argv[1:] if args is None else args)

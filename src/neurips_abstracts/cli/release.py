@@ -21,8 +21,9 @@ from ..release.contracts import ContractError
 @click.option("--previous", "previous_dir", default=None,
               help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision, "
                    "read from git history, or hub:v1.1.0, the release tagged on the Hub (hub-repo; HF_ENDPOINT selects "
-                   "another Hub)  [default: the dist/ folder beside RAW; refused if missing where the "
-                   "project has published before].")
+                   "another Hub)  [default: the release OUT holds, else the dist/ folder beside RAW; never one older than "
+                   "the newest published release (read from git instead); refused if missing where the project has "
+                   "published before].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")
 @click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
               help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process; this is no size limit: one dump may hold up to {MAX_DUMP_BYTES // 2**20} MiB); the output is the same for any number  [default: the usable cores, at most 2].")
@@ -66,8 +67,9 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         f"{plural(rel['near_duplicate'], 'near duplicate')}) in {s['seconds']:.2f} s"
     )
     ids = s["id_changes"]
-    click.echo(f"ids since the previous release: {ids['added']} current that were not (new, or back with their records), "
-               f"{ids['merged']} merged into older papers, {ids['removed']} removed")
+    since = (f"since {ids['since']}, the newest published release" if ids["since"] else
+             "in this first release (none is published yet)")
+    click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
 
 
 @click.command(cls=AsInvokedCommand)
@@ -97,10 +99,13 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     if stale:
         from ..core.names import PACKAGE_ADVICE, is_built_package
 
+        from ..release.record import clone_of
+
         missing = missing_by_hand(stale)
         packages = [name for name in stale if is_built_package(name)]
+        how = "git checkout -- {}" if clone_of(dist_dir) is not None else "from the project's sources: {} is in no git clone here"
         for name in stale:
-            click.echo(f"missing: {name}: restore it (git checkout -- {name})" if name in missing else
+            click.echo(f"missing: {name}: restore it ({how.format(name)})" if name in missing else
                        f"{name}: {PACKAGE_ADVICE}" if name in packages else f"stale: {name}",
                        err=True)
         if set(missing) | set(packages) == set(stale):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import DumpError
-from ..core.guard import Refused, check_raw_target, remove_litter, temporary_file
+from ..core.guard import Refused, check_raw_target, remove_litter, temporary_file, temporary_folder
 from ..core.names import DUMP_SUFFIX, dump_number
 from ..ingest.sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
 from ..ingest.unchanged import published_meta
@@ -113,7 +113,8 @@ def plan_add(
         if existing.is_file() and hashlib.sha256(existing.read_bytes()).hexdigest() == sha:
             raise AddError(f"{src}: error: not added: byte-for-byte copy of {existing.name}, already in {raw_dir}/")
     name = dump_name(next_number(raw), sha)
-    previous = _previous(raw)
+    with temporary_folder() as fetched:
+        previous = _previous(raw, fetched / "previous")
     old = previous.dump_facts.get(sha) if previous else None
     if old is not None:  # what is not given is taken from the release; what is given must agree
         given = DumpMeta(name, sha, crawled_at if crawled_at is not None else old.crawled_at,
@@ -129,13 +130,14 @@ def plan_add(
     return Plan(raw, data, meta, findings)
 
 
-def _previous(raw: Path):
-    """The release beside ``raw``; refused, naming the ways out, where it is missing although the
-    project has published (what a dump changes cannot be told against nothing)."""
+def _previous(raw: Path, into: Path):
+    """The release a build of ``raw`` keeps (the one beside it, or the newest published one,
+    read into ``into``); refused, naming the ways out, where it is missing although the project
+    has published (what a dump changes cannot be told against nothing)."""
     from ..ingest.previous import BESIDE_RAW
-    from ..release.anchor import anchored_previous
+    from ..release.record import anchored_previous
 
-    return anchored_previous(raw, BESIDE_RAW, Path())[1]
+    return anchored_previous(raw, BESIDE_RAW, into)[1]
 
 
 def add_dump(
@@ -176,9 +178,10 @@ def planned(path: str | Path, raw_dir: str | Path, crawled_at: str | None, sourc
 def land(plan: Plan) -> tuple[Path, Path]:
     """Write a planned dump and its metadata file into raw/: both or neither, whatever signal
     comes (``interrupts.uninterrupted``)."""
-    from ..core.interrupts import uninterrupted
+    from ..core.interrupts import uninterrupted, writes
 
     raw, name = plan.raw, plan.meta.file
+    writes(str(raw), f"holds {name}")
     remove_litter(raw)  # temporary files of an add that was killed
     target, sidecar = raw / name, raw / sidecar_name(name)
     tmp_target, tmp_sidecar = temporary_file(target), temporary_file(sidecar)
@@ -236,8 +239,8 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
 
     from ..core.guard import temporary_folder
 
-    previous = _previous(plan.raw)
     with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run
+        previous = _previous(plan.raw, tmp / "previous")
         raw = tmp / "raw"
         raw.mkdir()
         for dump in folder_entries(plan.raw, str(plan.raw))[0]:
@@ -247,10 +250,12 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
         (raw / plan.meta.file).write_bytes(plan.data)
         (raw / sidecar_name(plan.meta.file)).write_text(plan.meta.to_json(), encoding="utf-8")
         result = produce(raw, config, previous=previous)
-    try:
-        occ = result.occurrences.to_pylist()
-    finally:
-        result.occurrences.spool.close()
+        try:
+            occ = result.occurrences.to_pylist()
+        finally:
+            result.occurrences.spool.close()
+        old = (read_release_table(previous.path, "papers", columns=["paper_id", "abstract_sha256"]).to_pylist()
+               if previous else [])
     published = {r.id for r in previous.ids} if previous else set()
     sha = plan.meta.sha256
     mine = [o for o in occ if o["source_sha256"] == sha]
@@ -261,7 +266,6 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
     new_papers = len({o["paper_id"] for o in mine} - elsewhere - published)
     if previous is None:
         return Impact(plan.meta.file, new_papers, [], [], [], False)
-    old = read_release_table(previous.path, "papers", columns=["paper_id", "abstract_sha256"]).to_pylist()
     old_text = {r["paper_id"]: r["abstract_sha256"] for r in old}
     old_texts = set(old_text.values())
     copies = [(o["line_start"], o["paper_id"]) for o in mine if o["text_sha256"] in old_texts]

@@ -193,13 +193,13 @@ def check_raw_target(raw: str | Path) -> Path:
 
 
 def _refuse_inside_ours(shown: Path, real: Path) -> None:
-    """A folder inside a release or a raw folder that no option named is still one."""
+    """A folder inside a release that no option named is still one. (Only the project's own
+    raw folders, named by the command or the checkout's, count as raw folders: a file named like
+    a dump in a folder above, a contributor's download kept beside the clone, refuses nothing,
+    and no folder above is listed.)"""
     for parent in real.parents:
         if (parent / MANIFEST).exists():
             raise Refused(shown, f"it is inside the release {parent}")
-        dump = _holds_dumps(parent, any_txt=False)
-        if dump:
-            raise Refused(shown, f"it is inside {parent}, which holds dumps ({dump})")
 
 
 # -- temporary folders ---------------------------------------------------------------------
@@ -255,6 +255,22 @@ def remove_litter(folder: Path, target: str | None = None) -> list[Path]:
     return removed
 
 
+def moved_aside(target: Path) -> Path | None:
+    """The release a killed build moved aside from ``target`` (missing), between its two renames:
+    what the next build of ``target`` puts back (``remove_litter``)."""
+    if target.exists() or target.is_symlink():
+        return None
+    try:
+        entries = sorted(target.parent.iterdir())
+    except OSError:
+        return None
+    for p in entries:
+        m = _OURS_RE.match(p.name)
+        if m and m["kind"] == "old" and m["target"] == target.name and _process_gone(int(m["pid"]), p):
+            return p
+    return None
+
+
 def _name(target: Path, kind: str) -> str:
     return f".{target.name}.{MARK}-{kind}-{os.getpid()}-"
 
@@ -282,10 +298,13 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
     ``out`` and those files are as they were, the temporary ones are gone, and so are the
     folders above ``out`` made for it. Litter of killed runs for ``out`` is removed first.
     """
+    from . import interrupts
     from .interrupts import uninterrupted
 
     out = Path(out)
     check_replaceable(out, raw, keep, releases)
+    if final:
+        interrupts.writes(str(out))
     made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]  # deepest first
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_litter(out.parent, out.name)

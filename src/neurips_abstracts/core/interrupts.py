@@ -26,6 +26,7 @@ class _State:
     committed = False  # a commit was made: later signals are noted, not raised
     pending: int | None = None  # a signal held, or noted after the commit
     stopped = False  # a signal stopped the command
+    target: tuple[str, str] | None = None  # what the command writes, and what it is once committed
 
 
 _state = _State()
@@ -57,6 +58,7 @@ def handled(keep_after_commit: bool = False) -> Iterator[None]:
         return
     saved = {s: signal.getsignal(s) for s in _SIGNALS}
     _state.handled, _state.committed, _state.pending, _state.stopped = True, False, None, False
+    _state.target = None
     for s in _SIGNALS:
         signal.signal(s, _on_signal)
     try:
@@ -109,10 +111,23 @@ def uninterrupted(final: bool = True) -> Iterator[None]:
                 signal.raise_signal(held)  # its handler (ours raises KeyboardInterrupt) decides
 
 
+def writes(folder: str, once_done: str = "is the new release") -> None:
+    """Name what the command writes (a folder, as typed), for the one line a signal gets."""
+    _state.target = (folder.rstrip("/\\") + "/", once_done)
+
+
+def stopped_note() -> str:
+    """The line for a command a signal stopped before its commit (it exits 1): what it left."""
+    if _state.target is None:
+        return "interrupted: nothing was changed"
+    return f"interrupted: {_state.target[0]} unchanged"
+
+
 def finish_note() -> str | None:
     """What to tell a user whose signal came after the commit (the command exits 0), or None."""
     if _state.committed and _state.pending is not None:
         name = signal.Signals(_state.pending).name
-        return (f"{name} came after the release was complete: the command finished, and everything it "
-                f"wrote is new")
+        done = f"{_state.target[0]} {_state.target[1]}" if _state.target else "everything it wrote is new"
+        return (f"interrupted: {done} ({name} came after the release was complete: the command finished, and "
+                f"everything it wrote is new)")
     return None

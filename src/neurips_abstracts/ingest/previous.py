@@ -80,8 +80,24 @@ def damaged(file: str | Path, exc: BaseException, way_out: str = "or build with 
     if isinstance(exc, OSError) and exc.strerror:  # unreadable, not damaged
         return DumpError(str(file), exc.strerror, code="unreadable")
     reason = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split()) or type(exc).__name__
-    return DumpError(str(file), f"damaged release file ({reason}); restore it (e.g. git checkout -- dist) {way_out}",
-                     code="damaged")
+    return DumpError(str(file), f"damaged release file ({reason}); {_restore_it(file)} {way_out}", code="damaged")
+
+
+def _restore_it(file: str | Path) -> str:
+    """How to restore a release file, in words that work where it is: ``git checkout`` only in a
+    git clone (asked only when something is damaged)."""
+    import subprocess
+
+    p = Path(str(file).partition(":dist/")[0] if ":dist/" in str(file) else file).absolute()
+    folder = next((q for q in (p, *p.parents) if q.is_dir()), Path.cwd())
+    try:
+        in_clone = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                                  capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        in_clone = False
+    release = next((q for q in (p, *p.parents) if (q / MANIFEST).is_file()), None)
+    name = release.name if release is not None else "dist"
+    return f"restore it (git checkout -- {name})" if in_clone else "restore it (download the release again)"
 
 
 def read_previous(path: str | Path) -> PreviousRelease:
@@ -93,7 +109,7 @@ def read_previous(path: str | Path) -> PreviousRelease:
             try:
                 release_table_paths(p, table)
             except ValueError as exc:  # a shard too many or missing: name it, not "not a release"
-                raise DumpError(str(p / table_folder(table)), f"{exc}; {_RESTORE}", code="damaged") from None
+                raise DumpError(str(p / table_folder(table)), f"{exc}; {_restore(p)}", code="damaged") from None
     if not is_release(p):
         what = f"not a release (no {MANIFEST} and occurrences table)" if p.is_dir() else "no such release folder"
         raise ValueError(f"{path}: {what}")
@@ -109,7 +125,8 @@ def read_previous(path: str | Path) -> PreviousRelease:
     return release
 
 
-_RESTORE = "restore it (git checkout -- dist) or build with --previous naming an intact release"
+def _restore(p: Path) -> str:
+    return f"{_restore_it(p)} or build with --previous naming an intact release"
 
 
 def _check_intact(p: Path) -> None:
@@ -122,24 +139,32 @@ def _check_intact(p: Path) -> None:
     try:
         listed, problems = read_sums(p)
     except OSError:
-        raise DumpError(str(p / SUMS), f"missing: a release lists its files there; {_RESTORE}", code="damaged") from None
+        raise DumpError(str(p / SUMS), f"missing: a release lists its files there; {_restore(p)}", code="damaged") from None
     if problems:
-        raise DumpError(str(p / SUMS), f"{problems[0].partition(': ')[2]}; {_RESTORE}", code="damaged")
+        raise DumpError(str(p / SUMS), f"{problems[0].partition(': ')[2]}; {_restore(p)}", code="damaged")
+    try:
+        manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+        promised = isinstance(manifest, dict) and ("ids" in manifest or isinstance(manifest.get("counts", {}).get("ids"), dict))
+    except (OSError, ValueError, AttributeError):
+        promised = False  # named below: its sha256 or its contents
     try:
         has_ids = bool(table_paths("ids", listed)) or bool(release_table_paths(p, "ids"))
+        if promised and not has_ids:  # a damaged release, never one from before the ids table
+            raise DumpError(str(p / data_path("ids")), f"missing, but {MANIFEST} lists the release's ids: the release "
+                            f"is damaged (a table deleted with its line in {SUMS}); {_restore(p)}", code="damaged")
         kept = "ids" if has_ids else "papers"
         read = [MANIFEST, *(table_paths("occurrences", listed) or [data_path("occurrences")]),
                 *(table_paths(kept, listed) or [data_path(kept)])]
     except ValueError as exc:
-        raise DumpError(str(p / SUMS), f"{exc}; {_RESTORE}", code="damaged") from None
+        raise DumpError(str(p / SUMS), f"{exc}; {_restore(p)}", code="damaged") from None
     for rel in read:
         file = p / rel
         if rel not in listed:
-            raise DumpError(str(file), f"not listed in {SUMS}; {_RESTORE}", code="damaged")
+            raise DumpError(str(file), f"not listed in {SUMS}; {_restore(p)}", code="damaged")
         if not file.is_file():
-            raise DumpError(str(file), f"missing (listed in {SUMS}); {_RESTORE}", code="damaged")
+            raise DumpError(str(file), f"missing (listed in {SUMS}); {_restore(p)}", code="damaged")
         if sha256_file(file) != listed[rel]:
-            raise DumpError(str(file), f"changed since the release was written (sha256 differs from {SUMS}); {_RESTORE}",
+            raise DumpError(str(file), f"changed since the release was written (sha256 differs from {SUMS}); {_restore(p)}",
                             code="damaged")
 
 
@@ -150,14 +175,20 @@ def _check_registry(p: Path, release: PreviousRelease) -> None:
     if isinstance(counts, dict) and release_table_paths(p, "ids"):
         published = sum(counts.get(s, 0) for s in ("current", "merged", "removed"))
         if published != len(release.ids):
-            raise DumpError(str(ids_file), f"holds {len(release.ids)} ids, but {MANIFEST} published {published}; {_RESTORE}",
+            raise DumpError(str(ids_file), f"holds {len(release.ids)} ids, but {MANIFEST} published {published}; {_restore(p)}",
                             code="damaged")
+    manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
+    listed = manifest.get("ids")
+    if isinstance(listed, list) and sorted(tuple(r) for r in listed) != sorted(
+            (r.id, r.paper_id, r.status, r.first_release, r.retired_release) for r in release.ids):
+        raise DumpError(str(ids_file), f"disagrees with the ids {MANIFEST} lists ({len(listed)} rows there, "
+                        f"{len(release.ids)} here); {_restore(p)}", code="damaged")
     known = {r.id for r in release.ids}
     unknown = sorted({*release.owners.values(), *release.founded_by} - known)
     if unknown:
         where = p / (data_path("ids") if release_table_paths(p, "ids") else MANIFEST)
         raise DumpError(str(where), f"ids named by the release but missing from its ids table: {', '.join(unknown[:5])}; "
-                        f"{_RESTORE}", code="damaged")
+                        f"{_restore(p)}", code="damaged")
 
 
 def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
@@ -178,7 +209,7 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
         table = read_release_table(p, "ids")
         unknown = sorted(set(table.schema.names) - set(IdRow.__dataclass_fields__))
         if unknown:
-            raise DumpError(str(ids_path), f"unknown columns {', '.join(unknown)}; {_RESTORE}", code="damaged")
+            raise DumpError(str(ids_path), f"unknown columns {', '.join(unknown)}; {_restore(p)}", code="damaged")
         rows = table.to_pylist()
         ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
     else:  # a release from before the ids table (1.0.0): its papers were all there was

@@ -1,7 +1,8 @@
 """What changed between two builds: for pull-request comments and changelog entries.
 
-Each side is a dist/ folder, a released version (``1.0.0`` or ``v1.0.0``: found in git history,
-no tag needed) or a git revision of this repository (its committed dist/).
+Each side is a dist/ folder, a released version (``1.0.0`` or ``v1.0.0``: its tag, else found in
+git history) or a git revision of this repository (its committed dist/), read as ``record`` reads
+every release.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
 from ..core.resources import checkout
 from ..core.schema import TABLES
 from ..ingest.previous import damaged
-from .contents import CHANGELOG, changelog_date
+from .git_release import VERSION_RE, release_commit  # noqa: F401 - where diff's callers find them
 
 EXCERPT_WORDS = 8  # words of context either side of a change
 
@@ -52,83 +52,41 @@ def _read_parquet(data: bytes) -> pa.Table:
     return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
 
 
-VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")
-
-
-def _git(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
-
-
-def _git_text(repo: Path, revision: str, rel: str) -> str | None:
-    proc = _git(repo, "show", f"{revision}:dist/{rel}")
-    return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
-
-
-def release_commit(version: str, repo: Path) -> str | None:
-    """The commit of ``repo``'s history that released ``version``, read from dist/ alone: the
-    first whose build manifest holds that version and whose CHANGELOG has a dated entry for it.
-    The release step writes that entry, while the version in pyproject.toml already names the
-    next release between releases, so the first commit holding a version is usually not its
-    release. For releases from before dated entries: the first commit holding the version with
-    an entry for it, else the first holding it at all. None if no commit held it."""
-    log = _git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
-    if log.returncode != 0:
-        return None
-    entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
-    with_entry = first_held = None
-    for commit in log.stdout.decode().split():
-        manifest = _git_text(repo, commit, MANIFEST)
-        try:
-            held = manifest is not None and json.loads(manifest).get("dataset_version") == version
-        except ValueError:
-            held = False
-        if held:
-            changelog = _git_text(repo, commit, CHANGELOG) or ""
-            if changelog_date(changelog, version):
-                return commit
-            first_held = first_held or commit
-            with_entry = with_entry or (commit if entry.search(changelog) else None)
-    return with_entry or first_held
-
-
 def load_side(spec: str, repo: Path | None = None) -> Side:
     """A dist/ folder, a released version (``1.0.0``, ``v1.0.0``) or a git revision; the last
-    two are read from the repository's history with `git show` (``repo``: the checkout the
-    package runs from, else the current folder)."""
-    repo = repo or checkout() or Path.cwd()
+    two are read from the repository's history (``record.release_from_git``, the one reader of a
+    committed dist/; ``repo``: the clone around the current folder, else the checkout the
+    package runs from)."""
+    from ..core.guard import temporary_folder
+    from .git_release import release_from_git
+    from .record import clone_of
+
     path = Path(spec)
-    label = spec
     if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise DumpError(spec, "not a folder: give a dist/ folder, a released version or a git revision")
     if path.is_dir():
         if not holds_release(path):
             raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
-        read = lambda rel: (path / rel).read_bytes()  # noqa: E731
-    else:
-        revision = spec
-        if _git(repo, "rev-parse", "--git-dir").returncode != 0:
-            raise DumpError(spec, f"not a folder, and {repo} is not a git clone of the project: a released version or "
-                            "git revision is read from its git history; run this in a clone, or give a release folder")
-        if m := VERSION_RE.fullmatch(spec):
-            revision = release_commit(m[1], repo)
-            if revision is None:
-                raise DumpError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}")
-            label = f"{spec} ({revision[:12]})"
+        return _read_side(path, spec, lambda rel: f"{spec}/{rel}")
+    repo = repo or clone_of(Path.cwd()) or checkout() or Path.cwd()
+    if clone_of(repo) is None:
+        raise DumpError(spec, f"not a folder, and {repo} is not a git clone of the project: a released version or "
+                        "git revision is read from its git history; run this in a clone, or give a release folder")
+    with temporary_folder() as tmp:
+        folder, commit = release_from_git(spec, repo, tmp / "side")
+        label = f"{spec} ({commit[:12]})" if VERSION_RE.fullmatch(spec) else spec
+        return _read_side(folder, label, lambda rel: f"{spec}:dist/{rel}")
 
-        def read(rel: str) -> bytes:
-            proc = _git(repo, "show", f"{revision}:dist/{rel}")
-            if proc.returncode != 0:
-                raise ValueError(f"{spec}: neither a dist/ folder nor a git revision with dist/{rel}")
-            return proc.stdout
-    where = lambda rel: f"{spec}/{rel}" if path.is_dir() else f"{spec}:dist/{rel}"  # noqa: E731
+
+def _read_side(folder: Path, label: str, where) -> Side:
+    """The tables of the release in ``folder`` (``where(rel)``: how a file of it is named)."""
     try:
-        version = json.loads(read(MANIFEST))["dataset_version"]
+        version = json.loads((folder / MANIFEST).read_bytes())["dataset_version"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        if isinstance(exc, ValueError) and str(exc).startswith(f"{spec}: neither"):
-            raise DumpError(spec, "neither a dist/ folder nor a git revision of this repository") from None
         raise damaged(where(MANIFEST), exc, _OTHER_RELEASE) from None
     try:  # the shards of each table, as the release lists them (a release before SHA256SUMS: one file each)
-        listing = [line.split("  ", 1)[1] for line in read(SUMS).decode("utf-8").splitlines() if "  " in line]
+        listing = [line.split("  ", 1)[1] for line in (folder / SUMS).read_bytes().decode("utf-8").splitlines()
+                   if "  " in line]
     except (OSError, ValueError):
         listing = [data_path(t) for t in TABLES]
     tables = {}
@@ -138,8 +96,8 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         except ValueError as exc:
             raise damaged(where(SUMS), exc, _OTHER_RELEASE) from None
         try:
-            data = [read(rel) for rel in paths]
-        except (FileNotFoundError, ValueError):
+            data = [(folder / rel).read_bytes() for rel in paths]
+        except OSError:
             data = None
             if t != "ids":
                 raise DumpError(where(paths[0]), "missing from the release") from None

@@ -52,8 +52,8 @@ def _direct(what: str, fn, *args, **kwargs):
 
 def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version: str | None = None,
                 before: str | None = None, refs=None, call: Callable = _direct, head_is_ours: bool = False) -> HubRecord:
-    """Read the release tag of ``repo_id`` named by ``version``, else the newest one older than
-    ``before`` (a version), else the newest; download the files of it that hold the ids into
+    """Read the release tag of ``repo_id`` named by ``version``, else ``before`` (a tag) itself
+    where it exists and holds a release, else the newest one older than ``before``, else the newest; download the files of it that hold the ids into
     ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries).
 
     A commit after the tag is publish's own only if it is a release publish tagged (titled
@@ -73,6 +73,11 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     else:
         older = [t for t in tags if before is None or version_key(t) < version_key(before)]
         tag = max(older, key=version_key, default=None)
+        at = before if before is None or before.startswith("v") else f"v{before}"
+        if at in tags and _holds_release(api, repo_id, tags[at], call):
+            # the tag a publish would move (--force-tag) is checked against the release it
+            # points at now: its ids must not vanish from the Hub
+            tag = at
     record = HubRecord(repo_id, tag, tags.get(tag), newest)
     if tag is None:
         return record
@@ -110,6 +115,13 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     except (DumpError, ValueError) as exc:
         raise DumpError(f"{repo_id}@{tag}", f"the release tagged on the Hub does not read: {exc}") from None
     return record
+
+
+def _holds_release(api, repo_id: str, commit: str, call: Callable) -> bool:
+    """Whether the Hub's ``commit`` holds a release (its manifest)."""
+    files = call("listing a tagged commit's files", lambda: [f.path for f in api.list_repo_tree(
+        repo_id, repo_type="dataset", revision=commit) if hasattr(f, "size")])
+    return MANIFEST in files
 
 
 def broken(record: HubRecord, dist: Path) -> list[str]:

@@ -1,0 +1,100 @@
+"""The one reader of a release committed to git: the dist/ of a released version (its tag, else
+the commit that released it) or of a git revision, written into a folder to be read as one.
+``record`` resolves every release a user names through it; ``diff`` reads its sides with it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from ..core.errors import DumpError
+from ..core.names import MANIFEST, SUMS, data_path
+from .contents import CHANGELOG, changelog_date
+
+VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")  # a released version as typed: 1.1.0 or v1.1.0
+
+
+def git(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    """``git -C repo args`` (bytes out); a failed run where git itself is missing."""
+    try:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return subprocess.CompletedProcess(args, 127, b"", str(exc).encode())
+
+
+def text(repo: Path, *args: str) -> str:
+    """What ``git`` prints, stripped; "" where it fails."""
+    proc = git(repo, *args)
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+
+def release_commit(version: str, repo: Path) -> str | None:
+    """The commit of ``repo``'s history that released ``version``: its tag ``vX.Y.Z`` where the
+    clone has one; else, read from dist/ alone, the first commit whose build manifest holds that
+    version and whose CHANGELOG has a dated entry for it (the release step writes that entry,
+    while pyproject.toml already names the next release between releases, so the first commit
+    holding a version is usually not its release). For releases from before dated entries: the
+    first commit holding the version with an entry for it, else the first holding it at all.
+    None if no commit held it."""
+    tagged = text(repo, "rev-parse", "--verify", "--quiet", f"refs/tags/v{version}^{{commit}}")
+    if tagged:
+        return tagged
+    log = git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
+    if log.returncode != 0:
+        return None
+    entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
+    with_entry = first_held = None
+    for commit in log.stdout.decode().split():
+        manifest = _show(repo, commit, MANIFEST)
+        try:
+            held = manifest is not None and json.loads(manifest).get("dataset_version") == version
+        except ValueError:
+            held = False
+        if held:
+            changelog = (_show(repo, commit, CHANGELOG) or b"").decode("utf-8", "replace")
+            if changelog_date(changelog, version):
+                return commit
+            first_held = first_held or commit
+            with_entry = with_entry or (commit if entry.search(changelog) else None)
+    return with_entry or first_held
+
+
+def _show(repo: Path, revision: str, rel: str) -> bytes | None:
+    proc = git(repo, "show", f"{revision}:dist/{rel}")
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
+    """The committed dist/ of a released version (``1.1.0``, ``v1.1.0``) or a git revision of
+    ``repo``, written into ``into`` (its SHA256SUMS and every file it lists; for a release from
+    before SHA256SUMS, its manifest and tables) to be read as a folder; with the commit read.
+    The one reader of a committed dist/."""
+    from ..core.schema import TABLES
+
+    revision = spec
+    if m := VERSION_RE.fullmatch(spec):
+        revision = release_commit(m[1], repo)
+        if revision is None:
+            raise DumpError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}; give "
+                            "a release folder or a git revision")
+    commit = text(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    if not commit or _show(repo, commit, MANIFEST) is None:
+        raise DumpError(spec, f"neither a dist/ folder nor a git revision of {repo} with dist/{MANIFEST}; give a release "
+                        "folder, a released version or a git revision")
+    sums = _show(repo, commit, SUMS)
+    listed = ([line.partition("  ")[2] for line in sums.decode("utf-8", "replace").splitlines() if "  " in line]
+              if sums is not None else [MANIFEST, *(data_path(t) for t in TABLES)])
+    into.mkdir(parents=True, exist_ok=True)
+    if sums is not None:
+        (into / SUMS).write_bytes(sums)
+    for rel in listed:
+        data = _show(repo, commit, rel)
+        if data is None:
+            if sums is None:
+                continue  # a table a release of before SHA256SUMS did not have
+            raise DumpError(f"{spec}:dist/{rel}", f"listed in {SUMS} but missing from commit {commit[:12]}")
+        target = into / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return into, commit

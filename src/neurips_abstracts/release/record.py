@@ -1,0 +1,369 @@
+"""What this project has published: the one record every command measures paper ids against.
+
+A promise already published (an id, its ``first_release``, a version) is checked against what
+was released, never inferred from where folders stand. What was released is known from:
+
+* the releases tagged ``v*`` in the git history of the clone that holds the release being
+  written, or raw/ (``git rev-parse --show-toplevel`` from those folders, wherever the command
+  runs), and the versions that clone's CHANGELOG.md dates;
+* outside any clone: the CHANGELOG.md of the folder holding raw/ (an unpacked sdist), the
+  package's own CHANGELOG.md (an installed package: the copy it carries), and what a release
+  folder's manifest says of itself (its version, where its CHANGELOG dates it);
+* the Hub's release tags (``hub:vX.Y.Z``), read when a command names them (``publish``,
+  ``verify --hub``, ``--previous hub:…``): the Hub is never asked behind a build's back.
+
+:func:`published_record` gathers them (:class:`Record`: each version with how it is known, the
+newest); :func:`resolve_release` turns every way a user names a release (a folder, a version,
+a git revision, ``hub:vX.Y.Z``, or by default the release being replaced or the one beside raw/)
+into one read :class:`PreviousRelease`; :func:`check_anchor` and :func:`check_build` hold a build
+to the record:
+
+* the anchor is never older than the newest published release (it is read from git instead, or
+  the build is refused naming both);
+* a build never mints or retires an id under a version the record holds (refused, naming the
+  bump), while rebuilding a released version from its own release mints nothing and stays allowed;
+* no build replaces a release folder by one that drops or re-dates an id it holds, unless
+  ``--first-release`` says so.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import DumpError
+from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
+from ..core.lock import writing
+from ..core.names import MANIFEST, release_beside
+from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
+from .contents import CHANGELOG, changelog_date, released_versions
+from .git_release import VERSION_RE, git, release_commit, release_from_git, text
+from .hub_record import version_key
+
+HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
+def clone_of(*folders: str | Path | None) -> Path | None:
+    """The git clone holding the first of ``folders`` that is in one (its nearest existing folder
+    asked, so a release not written yet counts), or None: outside any clone."""
+    for folder in folders:
+        if folder is None:
+            continue
+        p = Path(folder).absolute()
+        existing = next((q for q in (p, *p.parents) if q.is_dir()), None)
+        if existing is not None and (top := text(existing, "rev-parse", "--show-toplevel")):
+            return Path(top)
+    return None
+
+
+def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None:
+    """The clone of the project a command works on: the one holding the release being written,
+    else the one whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's);
+    a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/."""
+    if (clone := clone_of(out)) is not None:
+        return clone
+    if raw is not None:
+        real = Path(raw).resolve()
+        if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
+            return clone
+    return None
+
+
+@dataclass(frozen=True)
+class Published:
+    version: str
+    how: str  # how the record knows it: "git tag v1.1.0", "CHANGELOG.md dates version 1.1.0", ...
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the project has published, as known where a command runs."""
+
+    clone: Path | None  # the git clone the releases are read from (None: outside any clone)
+    published: tuple[Published, ...]  # newest first, one per version
+    project: Path | None  # the folder holding raw/ (for its git history's evidence)
+
+    @property
+    def newest(self) -> Published | None:
+        return self.published[0] if self.published else None
+
+    def find(self, version: str) -> Published | None:
+        return next((p for p in self.published if p.version == version), None)
+
+    def versions(self) -> set[str]:
+        return {p.version for p in self.published}
+
+    def evidence(self) -> str | None:
+        """Why the record says the project has published (None: nothing says so)."""
+        if self.newest is not None:
+            return self.newest.how
+        if self.clone is not None:
+            commit = text(self.clone, "log", "-1", "--format=%h", "--", f"dist/{MANIFEST}")
+            if commit:
+                return f"commit {commit} holds dist/{MANIFEST}"
+        return None
+
+    def restore_advice(self, folder: Path) -> str:
+        """How to get a release folder back, in words that work where the command runs."""
+        if self.clone is not None:
+            return f"restore it (git checkout -- {folder.name})"
+        return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
+
+    def ways_out(self, folder: Path) -> str:
+        named = ("build with --previous naming one (a folder, a released version or a git revision)"
+                 if self.clone is not None else
+                 "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
+        return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
+
+
+def _package_changelog() -> str | None:
+    """The CHANGELOG.md an installed package carries (None when running from a checkout, whose
+    CHANGELOG is the project's and counts only for the project's own folders)."""
+    from ..core.resources import checkout, read_text
+
+    if checkout() is not None:
+        return None
+    try:
+        return read_text(CHANGELOG)
+    except (OSError, FileNotFoundError):
+        return None
+
+
+def published_record(raw: str | Path | None = None, out: str | Path | None = None,
+                     beside: Path | None = None) -> Record:
+    """The record as known from the release being written (``out``), ``raw`` and the release
+    folders at hand (``out`` and ``beside``, the one beside raw/: each says what its manifest
+    says of itself)."""
+    clone = project_clone(raw, out)
+    if beside is None and raw is not None:
+        beside = release_beside(raw)
+    releases = tuple(f for f in (out, beside) if f is not None)
+    found: dict[str, str] = {}
+
+    def add(version: str, how: str) -> None:
+        if VERSION_RE.fullmatch(version):
+            found.setdefault(version, how)
+
+    project = Path(raw).absolute().parent if raw is not None else None
+    if clone is not None:
+        for tag in text(clone, "tag", "--list", "v[0-9]*").split():
+            add(tag[1:], f"git tag {tag}")
+        changelogs = [(clone / CHANGELOG, CHANGELOG)]
+    else:  # the project folders at hand: the one holding the release written, and the one holding raw/
+        homes = [Path(out).absolute().parent] if out is not None else []
+        homes += [project, Path(raw).resolve().parent] if raw is not None else []
+        changelogs = [(home / CHANGELOG, CHANGELOG) for home in dict.fromkeys(homes)]
+    for path, name in changelogs:
+        if path.is_file():
+            for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
+                add(v, f"{name} dates version {v}")
+    if clone is None:
+        if (bundled := _package_changelog()) is not None:
+            for v in released_versions(bundled):
+                add(v, f"the package's {CHANGELOG} dates version {v}")
+        for folder in releases:
+            v = _dated_version(Path(folder))
+            if v:
+                add(v, f"{folder}/{CHANGELOG} dates version {v}, the release's own")
+    ordered = sorted(found.items(), key=lambda kv: version_key(kv[0]), reverse=True)
+    return Record(clone, tuple(Published(v, how) for v, how in ordered), project)
+
+
+def _manifest_version(folder: Path) -> str | None:
+    import json
+
+    try:
+        v = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("dataset_version")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return v if isinstance(v, str) else None
+
+
+def _dated_version(folder: Path) -> str | None:
+    """The version of the release in ``folder`` if its own CHANGELOG dates it: a released one."""
+    v = _manifest_version(folder)
+    try:
+        return v if v and changelog_date((folder / CHANGELOG).read_text(encoding="utf-8"), v) else None
+    except OSError:
+        return None
+
+
+def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
+                    ) -> tuple[list[str], PreviousRelease | None]:
+    """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a folder; a
+    released version (from the clone's git history; outside a clone, a release folder at hand of
+    that version, else the Hub's tag); a git revision of the clone; ``hub:vX.Y.Z``; or
+    ``BESIDE_RAW``, the default: the release ``out`` holds (the one being replaced), else the
+    one beside raw/ (refused, naming the ways out, where missing although the project has
+    published). None for a first release. Also returns the folders read that must survive a
+    build (see ``guard``)."""
+    if spec is None or isinstance(spec, PreviousRelease):
+        return [], spec
+    if spec == BESIDE_RAW:
+        return [], _default(record, beside, out, into)
+    spec = str(spec)
+    if spec.startswith(HUB_PREFIX):
+        return [], release_at(_from_hub(spec[len(HUB_PREFIX):], into))
+    if Path(spec).exists() or Path(spec).is_symlink():
+        return [spec], release_at(spec)
+    if record.clone is not None:
+        folder, _commit = release_from_git(spec, record.clone, into)
+        return [], release_at(folder)
+    if m := VERSION_RE.fullmatch(spec):
+        for folder in _local_releases(beside, out):
+            if _manifest_version(folder) == m[1]:
+                return [str(folder)], release_at(folder)
+        try:  # outside a clone, the Hub is where a version named is published
+            return [], release_at(_from_hub(f"v{m[1]}", into))
+        except DumpError as exc:
+            raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
+                            f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
+                            "release folder (a downloaded release)") from None
+    raise DumpError(spec, "not a folder, and there is no git clone here to read a revision from; give a release "
+                    "folder, a released version or hub:vX.Y.Z")
+
+
+def _from_hub(tag: str, into: Path) -> Path:
+    from ..core.resources import hub_repo
+    from .hub_record import fetch_release
+
+    return fetch_release(hub_repo(), tag, into)
+
+
+def _local_releases(beside: Path, out) -> list[Path]:
+    """The release folders at hand: the one being replaced, then the one beside raw/."""
+    seen, out_list = set(), []
+    for folder in ([Path(out)] if out is not None else []) + [beside]:
+        key = resolve(folder)
+        if key not in seen:
+            seen.add(key)
+            out_list.append(folder)
+    return out_list
+
+
+def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease | None:
+    """The release a build keeps by default: the one it replaces, else the one beside raw/, never
+    one older than the newest published release (that one is read from git instead)."""
+    local = None
+    for folder in _local_releases(beside, out):
+        if is_release(folder):
+            local = read_previous(folder)
+            break
+    if local is None:
+        litter = moved_aside(beside)
+        if litter is not None:
+            raise DumpError(str(beside), f"missing: a build killed between its renames left it moved aside as {litter.name}; "
+                            "the next `python build_dataset.py build` restores it")
+        evidence = record.evidence()
+        if evidence:
+            what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
+            raise DumpError(str(beside), f"the release beside raw/ is {what}, but this project has published before "
+                            f"({evidence}): a build now would give every published paper a new id; "
+                            f"{record.ways_out(beside)}", code="no-previous")
+        return None
+    newest = record.newest
+    if newest is not None and version_key(local.version) < version_key(newest.version) and record.clone is not None:
+        commit = release_commit(newest.version, record.clone)
+        if commit is not None:  # the newest release, read from git: the folder is an older one
+            return release_at(release_from_git(commit, record.clone, into)[0])
+    return local
+
+
+def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:
+    """Refuse an anchor older than the newest published release, naming both: its ids would be
+    re-dated, or lost. A released version rebuilt on its own release is no new release."""
+    newest = record.newest
+    if previous is None or newest is None or version_key(previous.version) >= version_key(newest.version):
+        return
+    if previous.version == version and record.find(version):
+        return  # a released version rebuilt from its own release (check at its commit)
+    given = f"--previous {named}" if named else previous.path
+    raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
+                    f"its ids would be re-dated or lost; build on {newest.version} (--previous {newest.version}"
+                    f"{'' if record.clone is not None else ' or a folder holding it'})", code="older-anchor")
+
+
+def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
+                replaced: PreviousRelease | None) -> None:
+    """Refuse a build that mints or retires an id under a version the record holds (naming the
+    bump), or that drops or re-dates an id of the release it replaces (``replaced``)."""
+    before = {r.id: r for r in previous.ids} if previous else {}
+    minted = sum(r.id not in before for r in ids)
+    retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
+                  for r in ids)
+    published = record.find(version)
+    if published and previous is not None and (minted or retired):  # --first-release: over on purpose
+        did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
+                                       f"retire {retired}" if retired else "") if x)
+        major, minor, _patch = version_key(version)
+        raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
+                        f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
+                        code="published-version")
+    now = {r.id: r.first_release for r in ids}
+    kept = None
+    if previous is not None and not (published and previous.version == version):  # not a rebuild of a release
+        kept = newest_published_ids(record)
+        if kept is not None:
+            lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
+            if lost:
+                raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
+                                f"that {kept[0]}, the newest published release, holds ({', '.join(lost[:5])}"
+                                f"{' …' if len(lost) > 5 else ''}); build on {kept[0]} (--previous {kept[0]})",
+                                code="drops-ids")
+    if replaced is not None and previous is not None:
+        truth = kept[1] if kept else {}  # an id put back as the newest release published it is no loss
+        lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
+        if lost:
+            raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
+                            f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
+                            "--first-release to start the id history over on purpose", code="drops-ids")
+
+
+def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
+    """The newest published release's version and its ids (id -> first_release), as the manifest
+    its release commit holds lists them (None: not readable here, outside a clone)."""
+    import json
+
+    newest = record.newest
+    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
+        return None
+    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
+    try:
+        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
+        return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
+
+
+def since_published(ids, record: Record) -> dict:
+    """What the ids table says changed since the newest published release: ids first released
+    after it, and ids merged or removed after it."""
+    versions = record.versions()
+    newest = record.newest.version if record.newest else None
+    return {"since": newest,
+            "added": sum(r.first_release not in versions for r in ids),
+            "merged": sum(r.status == "merged" and r.retired_release not in versions for r in ids),
+            "removed": sum(r.status == "removed" and r.retired_release not in versions for r in ids)}
+
+
+def anchored_previous(raw_dir: str | Path, previous, into: Path, writes: str | Path | None = None,
+                      version: str | None = None) -> tuple[list[str], PreviousRelease | None, Record]:
+    """The release a build anchors its ids to (``resolve_release``), checked against the record
+    (``check_anchor``). ``writes``: the folder a build replaces, whose lock it holds. If a killed
+    build left the release it replaces or the one beside raw/ moved aside, it is put back first
+    (under its lock), once the guard has agreed to ``writes``: a refused build changes nothing."""
+    from ..core.resources import dataset_version
+
+    beside = release_beside(raw_dir)
+    if writes is not None:
+        check_replaceable(Path(writes), raw=[raw_dir])
+        put_back = [Path(writes)] + ([beside] if previous == BESIDE_RAW and resolve(beside) != resolve(Path(writes)) else [])
+        for folder in put_back:
+            with ExitStack() as held:
+                if folder is beside:
+                    held.enter_context(writing(folder))
+                remove_litter(folder.parent, folder.name)
+    record = published_record(raw_dir, writes, beside)
+    reads, release = resolve_release(previous, record, into, beside, writes)
+    named = previous if isinstance(previous, str) and previous != BESIDE_RAW else None
+    check_anchor(release, record, version or dataset_version(), named)
+    return reads, release, record

@@ -1,0 +1,289 @@
+"""The published record (``release.record``) anchors every command, wherever the folders are:
+raw/ copied or linked elsewhere, an older dist/ checked out, a version already released, a
+release damaged with its sums rewritten, a folder without git, a killed build's litter. Each
+case is a project with releases tagged in git, built and read by the CLI as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from neurips_abstracts.core.names import MANIFEST, SUMS, data_path
+
+from tests.helpers import copy_seeds, make_dump, run_cli, snapshot
+
+IDS = data_path("ids")
+FIRST, SECOND = "000_400c640f3220c26d", "003_dd2fbb85e2f7150b"  # the seeds' two dumps
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def at_version(monkeypatch, version: str) -> None:
+    """pyproject.toml's version, as the builds run in this process read it."""
+    from neurips_abstracts import build as build_module
+    from neurips_abstracts.release import manifest as manifest_module
+
+    for module in (build_module, manifest_module):
+        monkeypatch.setattr(module, "dataset_version", lambda: version)
+
+
+def release(root: Path, monkeypatch, version: str, *build_args: str, day: str = "2026-11-29") -> None:
+    """Build ``version``, date it in CHANGELOG.md, commit and tag it: the release steps."""
+    at_version(monkeypatch, version)
+    r = run_cli("build", *build_args, cwd=root)
+    assert r.returncode == 0, r.stderr
+    changelog = root / "CHANGELOG.md"
+    text = changelog.read_text() if changelog.is_file() else "# Changelog\n\n"
+    title, _, rest = text.partition("\n\n")
+    changelog.write_text(f"{title}\n\n## {version} ({day})\n\n- Released.\n\n{rest}")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", f"release {version}")
+    git(root, "tag", f"v{version}")
+
+
+def ids_of(dist: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in pq.read_table(dist / IDS).to_pylist()}
+
+
+def make_history(tmp_path: Path, monkeypatch, withdraw: bool) -> Path:
+    """1.0.0 from the first seed dump; 1.1.0 adds the second and, with ``withdraw``, withdraws the
+    first (its ids removed, kept in the ids table). pyproject.toml then says 1.2.0, unreleased."""
+    root, held = tmp_path / "project", tmp_path / "held" / "back"
+    copy_seeds(root / "raw")
+    held.mkdir(parents=True)
+    for ext in (".txt", ".json"):
+        shutil.move(root / "raw" / f"{SECOND}{ext}", held / f"{SECOND}{ext}")
+    git(tmp_path, "init", "-q", str(root))
+    release(root, monkeypatch, "1.0.0", "--first-release")
+    for ext in (".txt", ".json"):
+        shutil.move(held / f"{SECOND}{ext}", root / "raw" / f"{SECOND}{ext}")
+        if withdraw:
+            (root / "raw" / f"{FIRST}{ext}").unlink()
+    release(root, monkeypatch, "1.1.0", day="2026-11-30")
+    at_version(monkeypatch, "1.2.0")
+    return root
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch) -> Path:
+    return make_history(tmp_path, monkeypatch, withdraw=True)
+
+
+def keeps_published(dist: Path, published: dict[str, dict]) -> None:
+    now = ids_of(dist)
+    lost = sorted(set(published) - set(now))
+    assert not lost, f"published ids lost: {lost}"
+    assert {i: now[i]["first_release"] for i in published} == {i: r["first_release"] for i, r in published.items()}
+
+
+def one_line_refusal(root: Path, *args: str) -> str:
+    before = snapshot(root)
+    r = run_cli(*args, cwd=root)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and "internal error" not in r.stderr, r.stderr
+    assert snapshot(root) == before
+    return lines[0]
+
+
+@pytest.mark.parametrize("how", ["copied", "linked"])
+def test_raw_copied_or_linked_elsewhere_keeps_the_ids_of_the_dist_it_replaces(history, tmp_path, how):
+    """`build --raw ../copy/raw` (or a link to raw/ in another folder) with the default --out dist
+    replaced the committed dist/ by a first release: the removed ids were gone."""
+    published = ids_of(history / "dist")
+    assert any(r["status"] == "removed" for r in published.values())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if how == "copied":
+        shutil.copytree(history / "raw", elsewhere / "raw")
+    else:
+        (elsewhere / "raw").symlink_to(history / "raw", target_is_directory=True)
+    r = run_cli("build", "--raw", "../elsewhere/raw", cwd=history)
+    assert r.returncode == 0, r.stderr
+    keeps_published(history / "dist", published)
+
+
+def test_an_older_dist_checked_out_is_never_the_anchor(history):
+    """dist/ of 1.0.0 checked out after 1.1.0 was tagged: the build reads 1.1.0 from git, so the
+    ids 1.1.0 published keep their first_release and the removed ones their retired_release."""
+    published = ids_of(history / "dist")
+    git(history, "checkout", "v1.0.0", "--", "dist")
+    r = run_cli("build", cwd=history)
+    assert r.returncode == 0, r.stderr
+    now = ids_of(history / "dist")
+    keeps_published(history / "dist", published)
+    assert {i: now[i]["retired_release"] for i in published} == {i: r["retired_release"] for i, r in published.items()}
+
+
+def test_an_older_release_named_is_refused_naming_both(history):
+    line = one_line_refusal(history, "build", "--previous", "1.0.0")
+    assert "1.0.0" in line and "1.1.0" in line and "git tag v1.1.0" in line
+    git(history, "checkout", "v1.0.0", "--", "dist")
+    line = one_line_refusal(history, "check", "--no-docs")  # check no longer passes an older dist/
+    assert "1.0.0" in line and "1.1.0" in line
+
+
+def test_a_build_under_a_released_version_is_refused_naming_the_bump(history, tmp_path, monkeypatch):
+    """CHANGELOG dates 1.1.0 and tag v1.1.0 exists, pyproject still says 1.1.0: a dump added and
+    built would get ids stamped first_release 1.1.0, a release that never held them."""
+    at_version(monkeypatch, "1.1.0")
+    before = (history / "dist").joinpath(SUMS).read_bytes()
+    r = run_cli("build", cwd=history)  # rebuilding the released version from its own raw/: allowed, the same bytes
+    assert r.returncode == 0, r.stderr
+    assert (history / "dist" / SUMS).read_bytes() == before
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
+    assert run_cli("add", str(dump), cwd=history).returncode == 0
+    line = one_line_refusal(history, "build")
+    assert "mint 1 new id under version 1.1.0, which is published (git tag v1.1.0)" in line
+    assert "bump the version in pyproject.toml (to 1.2.0)" in line
+
+
+def test_a_table_deleted_with_its_sums_line_is_refused_not_read_as_an_older_format(tmp_path, monkeypatch):
+    """Read as a release from before the ids table, 1.1.0 (1.0.0's papers and more, none
+    removed) would have re-dated 1.0.0's ids to 1.1.0, exit 0."""
+    history = make_history(tmp_path, monkeypatch, withdraw=False)
+    dist = history / "dist"
+    shutil.rmtree(dist / "data" / "ids")
+    sums = dist / SUMS
+    sums.write_text("".join(line + "\n" for line in sums.read_text().splitlines() if "data/ids/" not in line))
+    line = one_line_refusal(history, "build")
+    assert IDS in line and "damaged" in line and "lists the release's ids" in line
+
+
+def test_an_ids_table_rewritten_with_its_sums_is_refused_against_the_manifest(history):
+    """Same rows, other first_release, SHA256SUMS rewritten to match: the manifest lists every id."""
+    import pyarrow as pa
+
+    from neurips_abstracts.release.contents import sha256sums
+
+    dist = history / "dist"
+    table = pq.read_table(dist / IDS)
+    first = ["0.0.1"] * table.num_rows
+    pq.write_table(table.set_column(table.schema.get_field_index("first_release"), "first_release",
+                                    pa.array(first)), dist / IDS)
+    (dist / SUMS).write_text(sha256sums(dist))
+    line = one_line_refusal(history, "build")
+    assert IDS in line and f"disagrees with the ids {MANIFEST} lists" in line
+
+
+def test_a_tampered_ids_table_is_refused_by_its_sha256(history):
+    """The same number of rows, one first_release changed, SHA256SUMS left alone: refused by the
+    SHA-256 comparison itself (a survivor of the mutation that disabled it)."""
+    import pyarrow as pa
+
+    dist = history / "dist"
+    table = pq.read_table(dist / IDS)
+    column = table["first_release"].to_pylist()
+    column[0] = "0.0.1"
+    pq.write_table(table.set_column(table.schema.get_field_index("first_release"), "first_release",
+                                    pa.array(column)), dist / IDS)
+    line = one_line_refusal(history, "build")
+    assert IDS in line and f"changed since the release was written (sha256 differs from {SUMS})" in line
+
+
+def test_an_installed_package_beside_raw_alone_refuses_to_mint_ids(tmp_path, monkeypatch):
+    """Outside any clone, the package's own CHANGELOG dates its releases: a folder holding only
+    raw/ would give every published paper a new id. The advice names no git command."""
+    from neurips_abstracts.core import resources
+
+    monkeypatch.setattr(resources, "checkout", lambda: None)  # an installed wheel: no project behind it
+    work = tmp_path / "work"
+    copy_seeds(work / "raw")
+    line = one_line_refusal(work, "build")
+    assert "the package's CHANGELOG.md dates version" in line and "git" not in line
+    assert "--previous" in line and "--first-release" in line
+
+
+def test_an_unpacked_sdist_builds_on_the_release_it_holds_by_version(history, tmp_path, monkeypatch):
+    """An sdist holds raw/, dist/ and CHANGELOG.md but no git: `build --previous 1.1.0`, which the
+    README offers, reads the dist/ of that version; with dist/ gone, the advice names no git."""
+    sdist = tmp_path / "neurips_abstracts-1.2.0"
+    for name in ("raw", "dist"):
+        shutil.copytree(history / name, sdist / name)
+    shutil.copy(history / "CHANGELOG.md", sdist / "CHANGELOG.md")
+    published = ids_of(sdist / "dist")
+    r = run_cli("build", "--previous", "1.1.0", "--out", "built", cwd=sdist)
+    assert r.returncode == 0, r.stderr
+    keeps_published(sdist / "built", published)
+    shutil.rmtree(sdist / "dist")
+    line = one_line_refusal(sdist, "build")
+    assert "CHANGELOG.md dates version 1.1.0" in line and "git" not in line
+
+
+def test_a_killed_builds_litter_is_named_as_what_the_next_build_restores(history, tmp_path):
+    """Killed between its renames, a build leaves dist/ moved aside: check and add --dry-run say
+    the next build restores it (following `git checkout -- dist` would lose local ids)."""
+    (history / "dist").rename(history / ".dist.neurips-abstracts-old-4194302-abc123")  # a pid no process has
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
+    for args in (("check", "--no-docs"), ("add", str(dump), "--dry-run")):
+        line = one_line_refusal(history, *args)
+        assert "the next `python build_dataset.py build` restores it" in line and "git checkout" not in line, line
+    assert run_cli("build", cwd=history).returncode == 0
+    assert (history / "dist" / MANIFEST).is_file()
+
+
+def test_ids_since_count_from_the_newest_published_release(history, tmp_path):
+    """After two builds of a contribution, the second said 0 new: it counted from the local dist/."""
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback.",
+                                "Another new abstract: diffusion models that sample manifolds with a learned metric."]))
+    assert run_cli("add", str(dump), cwd=history).returncode == 0
+    for _ in range(2):
+        r = run_cli("build", cwd=history)
+        assert r.returncode == 0, r.stderr
+    assert "ids since 1.1.0, the newest published release: 2 new, 0 merged into older papers, 0 removed" in r.stdout
+
+
+def test_a_stray_dump_named_file_above_the_project_refuses_nothing(history, tmp_path):
+    """A contributor's downloaded dump kept beside the clone is no raw folder of the project."""
+    (tmp_path / "004_0123456789abcdef.txt").write_bytes(make_dump(["A downloaded abstract kept beside the clone."]))
+    r = run_cli("build", cwd=history)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("add", str(tmp_path / "004_0123456789abcdef.txt"), "--dry-run", cwd=history)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_record_lists_what_was_published_and_how(history, tmp_path):
+    from neurips_abstracts.release.record import published_record
+
+    record = published_record(history / "raw", history / "dist")
+    assert [(p.version, p.how) for p in record.published] == [("1.1.0", "git tag v1.1.0"), ("1.0.0", "git tag v1.0.0")]
+    assert record.clone == history.resolve()
+    outside = published_record(tmp_path / "nowhere" / "raw")
+    assert outside.clone is None and outside.published == ()
+    manifest = json.loads((history / "dist" / MANIFEST).read_text())
+    assert manifest["dataset_version"] == "1.1.0"
+
+
+def test_a_release_that_lost_published_ids_is_no_anchor(history):
+    """dist/ rebuilt with --first-release (on purpose: exit 0) holds none of 1.1.0's removed ids;
+    a plain build on it would carry the loss on, exit 0: refused, naming the newest release."""
+    assert run_cli("build", "--first-release", cwd=history).returncode == 0
+    line = one_line_refusal(history, "build")
+    assert "that 1.1.0, the newest published release, holds" in line and "--previous 1.1.0" in line
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr
+
+
+def test_advice_names_git_only_in_a_clone(tmp_path):
+    """`add` in a folder outside git advises no `git add`; in a clone it does."""
+    work = tmp_path / "work"
+    copy_seeds(work / "raw")
+    dump = tmp_path / "new.txt"
+    dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
+    r = run_cli("add", str(dump), cwd=work)
+    assert r.returncode == 0, r.stderr
+    assert "git add" not in r.stdout + r.stderr and "send both files" in r.stdout, r.stdout
+    git(tmp_path, "init", "-q", str(work))
+    dump.write_bytes(make_dump(["Another new abstract: diffusion models that sample manifolds with a learned metric."]))
+    r = run_cli("add", str(dump), cwd=work)
+    assert r.returncode == 0 and "next: git add" in r.stdout, r.stdout
