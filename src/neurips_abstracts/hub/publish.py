@@ -132,8 +132,10 @@ def publish(
 
 def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
                       head_is_ours: bool) -> None:
-    """Refuse, naming what, unless the release keeps the promises of the Hub's last release tag
-    before ``tag`` and the branch holds only publish's commits since it (``release.hub_record``)."""
+    """Refuse, naming what, unless the release keeps the promises of the Hub's release tag it is
+    measured against (``tag`` itself where it holds a release, so a ``--force-tag`` is checked
+    against what the tag points at now; else the newest tag before it) and the branch holds only
+    publish's commits since it (``release.hub_record.read_record``)."""
     from ..core.errors import DumpError
     from ..core.guard import temporary_folder
     from ..release.hub_record import findings, read_record

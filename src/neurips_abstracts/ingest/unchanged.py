@@ -29,6 +29,12 @@ def checked_meta(name: str, data: bytes, meta: DumpMeta | None, previous: Previo
     return published_meta(name, sha256, meta, previous)
 
 
+def _restore_hint(name: str) -> str:
+    """How to get file ``name`` back as it was, in words that hold outside a clone too (an
+    unpacked sdist or a downloaded release has no git to ask)."""
+    return f"in a git clone, git checkout its path ({name}); elsewhere, from the copy you added"
+
+
 def changed_while_read(name: str) -> DumpError:
     """The error for a dump whose bytes changed between the build's two reads of it."""
     return DumpError(name, "changed while the build was reading it: build again once nothing writes raw/", code="edited")
@@ -39,7 +45,8 @@ def changed_since_added(name: str):
     return DumpError(
         name,
         f"bytes no longer match the sha256 recorded in {sidecar_name(name)}: dumps are immutable once added; "
-        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        f"restore it as it was added ({_restore_hint(name)}) and add the new version with "
+        "`python build_dataset.py add`",
         code="edited",
     )
 
@@ -51,7 +58,8 @@ def changed_since_published(name: str, version: str, line: int | None):
         name,
         f"bytes differ from this dump in the release in dist/ (version {version}){where}: dumps are immutable once "
         "built into a release; "
-        "restore it (git checkout) and add the new version with `python build_dataset.py add`",
+        f"restore it as it was added ({_restore_hint(name)}) and add the new version with "
+        "`python build_dataset.py add`",
         line,
         code="edited",
     )

@@ -53,8 +53,8 @@ def _direct(what: str, fn, *args, **kwargs):
 def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version: str | None = None,
                 before: str | None = None, refs=None, call: Callable = _direct, head_is_ours: bool = False) -> HubRecord:
     """Read the release tag of ``repo_id`` named by ``version``, else ``before`` (a tag) itself
-    where it exists and holds a release, else the newest one older than ``before``, else the newest; download the files of it that hold the ids into
-    ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries).
+    where it exists and holds a release, else the newest one older than ``before``, else the
+    newest; download the files of it that hold the ids into ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries).
 
     A commit after the tag is publish's own only if it is a release publish tagged (titled
     ``Release vX`` and tagged ``vX``), or, with ``head_is_ours``, the branch's head (it holds the
