@@ -42,57 +42,10 @@ def hash_hex(raw: bytes) -> str:
 
 
 def lz4_frame_decompress(data: bytes) -> bytes:
-    """An LZ4 frame (the format hf_xet compresses chunks with), decompressed."""
-    if data[:4] != b"\x04\x22\x4d\x18":
-        raise ValueError("not an LZ4 frame")
-    flg = data[4]
-    pos = 6 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0) + 1  # FLG BD [size] [dict id] HC
-    out = bytearray()
-    while True:
-        (size,) = struct.unpack_from("<I", data, pos)
-        pos += 4
-        if size == 0:
-            return bytes(out)
-        raw, size = size & 0x80000000, size & 0x7FFFFFFF
-        block = data[pos:pos + size]
-        pos += size + (4 if flg & 0x10 else 0)  # block checksum
-        if raw:
-            out += block
-        else:
-            _lz4_block(block, out)
+    """An LZ4 frame (the format hf_xet compresses chunks with), decompressed by the lz4 package."""
+    import lz4.frame
 
-
-def _lz4_block(block: bytes, out: bytearray) -> None:
-    i = 0
-    while i < len(block):
-        token = block[i]
-        i += 1
-        n = token >> 4
-        if n == 15:
-            while True:
-                b = block[i]
-                i += 1
-                n += b
-                if b != 255:
-                    break
-        out += block[i:i + n]
-        i += n
-        if i >= len(block):
-            return
-        offset = block[i] | block[i + 1] << 8
-        i += 2
-        m = token & 15
-        if m == 15:
-            while True:
-                b = block[i]
-                i += 1
-                m += b
-                if b != 255:
-                    break
-        m += 4
-        start = len(out) - offset
-        for k in range(m):  # byte by byte: a match may overlap what it copies
-            out.append(out[start + k])
+    return lz4.frame.decompress(data)
 
 
 def _bg4_regroup(data: bytes) -> bytes:
