@@ -43,14 +43,15 @@ def pytest_configure(config):
 
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    # hf_xet reads its cache folder from the environment once per process, whatever
-    # huggingface_hub's settings say: the tests' uploads keep their chunks in a folder of this
-    # process's own, removed at the end, never in the user's cache.
+    # hf_xet reads its cache folder from the environment (HF_HOME) once per process, whatever
+    # huggingface_hub's settings say: the tests' in-process uploads keep their chunks in a folder
+    # of this process's own, removed at the end, never in the user's cache (a test's own process
+    # is given an HF_HOME of its own).
     import tempfile
 
-    xet_cache = tempfile.mkdtemp(prefix="neurips-tests-xet-")
-    os.environ["HF_XET_CACHE"] = xet_cache
-    config.add_cleanup(lambda: shutil.rmtree(xet_cache, ignore_errors=True))
+    hf_home = tempfile.mkdtemp(prefix="neurips-tests-hf-home-")
+    os.environ["HF_HOME"] = hf_home
+    config.add_cleanup(lambda: shutil.rmtree(hf_home, ignore_errors=True))
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
     config.addinivalue_line("markers", f"bench: tests of the benchmarks' baselines, which need the [bench] extra; run with {BENCH_HINT}")
     config.addinivalue_line("markers", "slow: left out of the default run: long runs (the first 30 of the id-history state machine's "

@@ -66,7 +66,10 @@ class Request:
 class Server:
     """Serves ``route(request) -> (status, JSON payload or RawFile)`` on 127.0.0.1."""
 
-    def __init__(self):
+    def __init__(self, prefix: str = ""):
+        # ``prefix``: a first path segment every URL handed out carries and every request is read
+        # without (a client that keys its caches by endpoint sees each server as new)
+        self.prefix = prefix
         self.requests: list[Request] = []
         self.faults: list[Fault] = []  # each used once, the first that matches a request
         self.injected: list[tuple[Fault, Request]] = []  # faults that happened, with their request
@@ -75,7 +78,7 @@ class Server:
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
-        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}{prefix}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self):
@@ -140,7 +143,9 @@ class Server:
                     length = int(self.headers.get("Content-Length") or 0)
                     body = self.rfile.read(length) if length else b""
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                req = Request(method, unquote(url.path), parse_qs(url.query), headers, body)
+                path = unquote(url.path)
+                req = Request(method, path.removeprefix(server.prefix) if server.prefix else path, parse_qs(url.query),
+                              headers, body)
                 with server.lock:
                     server.requests.append(req)
                     number = len(server.requests)

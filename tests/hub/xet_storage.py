@@ -19,6 +19,7 @@ file from the chunks it was sent in, so the test Hub commits the bytes hf_xet up
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import struct
@@ -26,6 +27,8 @@ import time
 from dataclasses import dataclass
 
 from tests.hub.server import RawFile, Request, Server
+
+_INSTANCES = itertools.count(1)
 
 XET_TOKEN = "xet-test-access-token"
 _SHARD_TAG = b"HFRepoMetaData\x00\x55\x69\x67\x45\x6a\x7b\x81\x57\x83\xa5\xbd\xd9\x5c\xcd\xd1\x4a\xa9"
@@ -150,7 +153,10 @@ class Storage(Server):
     """What the storage holds, filled by uploads."""
 
     def __init__(self):
-        super().__init__()
+        # hf_xet keeps a cache of the chunks it uploaded per storage endpoint, for as long as its
+        # process lives: a later test's storage on a port an earlier one used would be taken for
+        # it, and hf_xet would send shards naming xorbs this storage never received
+        super().__init__(prefix=f"/storage-{next(_INSTANCES)}")
         self.xorbs: dict[str, bytes] = {}  # hash -> bytes as sent
         self.chunks: dict[str, tuple[list[bytes], list[int]]] = {}  # hash -> its chunks and their offsets
         self.files: dict[str, FileEntry] = {}  # file hash -> how to rebuild it
