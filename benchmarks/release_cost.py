@@ -16,6 +16,10 @@ least 8 KiB and at most 128 KiB.
 on the same dumps, before this checkout; the read queries (``QUERIES``, DuckDB and polars) run on
 every step's ``recrawl`` release in turn, ``--rounds`` times (the fastest and the median).
 
+Then this checkout's ``recrawl`` release is published on top of its first release through
+``hf_xet``, to the tests' Hub and its Xet storage (``publish_cost``), from the same machine and
+from a new one, and what hf_xet sent is counted: observed, on the tests' storage, not the Hub's.
+
     python -m benchmarks.release_cost 100000 --step 97e3d58=before --label after
 """
 
