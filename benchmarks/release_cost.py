@@ -16,6 +16,10 @@ least 8 KiB and at most 128 KiB.
 on the same dumps, before this checkout; the read queries (``QUERIES``, DuckDB and polars) run on
 every step's ``recrawl`` release in turn, ``--rounds`` times (the fastest and the median).
 
+Then this checkout's ``recrawl`` release is published on top of its first release through
+``hf_xet``, to the tests' Hub and its Xet storage (``publish_cost``), from the same machine and
+from a new one, and what hf_xet sent is counted: observed, on the tests' storage, not the Hub's.
+
     python -m benchmarks.release_cost 100000 --step 97e3d58=before --label after
 """
 
@@ -256,29 +260,84 @@ RESULTS = Path(__file__).parent / "results" / "release_cost.json"
 TOKEN = "hf_benchmarkTOKEN0123456789"
 
 
-def publish_cost(base: Path, new: Path) -> dict:
-    """What a second publish sends: ``base`` published to the tests' Hub on 127.0.0.1 (the real
-    huggingface_hub client, its LFS path: the test Hub has no Xet storage), then ``new`` on top.
-    Every byte of the second publish's requests is counted, and the files it uploads."""
-    from huggingface_hub import constants
+# The machines of the second publish: the one that published the first release (its Xet cache
+# kept), and a new one (an empty HF_HOME: only the storage's global dedup answers tell it what
+# the storage holds).
+MACHINES = {"same machine": "the first publish's HF_HOME and Xet cache kept",
+            "new machine": "an empty HF_HOME: only the storage's global dedup answers"}
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from neurips_abstracts.hub.publish import PublishConfig, publish
+_PUBLISH = ("import sys; from pathlib import Path; from neurips_abstracts.hub.publish import PublishConfig, publish; "
+            "publish(Path(sys.argv[1]), 'bench/abstracts', endpoint=sys.argv[2], force_tag=sys.argv[3] == 'force', "
+            "config=PublishConfig(backoff_seconds=0.01), log=lambda _: None)")
+
+
+def _publish(release: Path, home: Path, endpoint: str, force_tag: bool) -> None:
+    """``release`` published to ``endpoint`` by a new process, as a user's ``publish`` runs: Xet
+    on (hf_xet installed), on a machine whose home is ``home``. huggingface_hub and hf_xet read
+    their settings and their cache folder (HF_HOME, HF_XET_CACHE) from the environment once per
+    process, so each publish is its own process, and every folder either could write in is under
+    ``home``: no user's cache is read or touched."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
+    env |= {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "HF_HOME": str(home / "huggingface"),
+            "HF_XET_CACHE": str(home / "huggingface" / "xet"), "HF_TOKEN": TOKEN, "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
+    run = subprocess.run([sys.executable, "-c", _PUBLISH, str(release), endpoint, "force" if force_tag else "-"],
+                         env=env, capture_output=True, text=True)
+    if run.returncode:
+        sys.exit(f"publish of {release} failed:\n{run.stderr}")
+
+
+def _table_of(release: Path) -> dict[str, str]:
+    """sha256 of each Parquet file of ``release`` -> its table."""
+    return {hashlib.sha256(f.read_bytes()).hexdigest(): d.name
+            for d in (release / "data").iterdir() for f in d.glob("*.parquet")}
+
+
+def _second_publish(base: Path, new: Path, work: Path, new_machine: bool) -> dict:
+    """``base`` published to a new test Hub, then ``new`` on top, the second on the same machine
+    or a new one; what the second publish sent, counted by the Hub and its Xet storage."""
     from tests.hub.hub_server import Hub
+    from tests.hub.xet_storage import parse_shard
 
-    constants.HF_HUB_DISABLE_XET = True
     with Hub({TOKEN: ("bench", [])}) as hub:
-        config = PublishConfig(backoff_seconds=0.01)
-        publish(base, "bench/abstracts", token=TOKEN, endpoint=hub.endpoint, config=config, log=lambda _: None)
-        first = len(hub.requests)
-        publish(new, "bench/abstracts", token=TOKEN, endpoint=hub.endpoint, config=config, force_tag=True,
-                log=lambda _: None)
-        second = hub.requests[first:]
-        uploads = [r for r in second if r.method == "PUT" and r.path.startswith("/lfs-upload/")]
-        files = [p for p in new.rglob("*") if p.is_file()]
-        return {"sent_bytes": sum(len(r.body) for r in second), "lfs_uploads": len(uploads),
-                "lfs_bytes": sum(len(r.body) for r in uploads), "release_bytes": sum(p.stat().st_size for p in files),
-                "release_files": len(files)}
+        first = work / "machine-1"
+        _publish(base, first, hub.endpoint, force_tag=False)
+        hub_mark, mark = len(hub.requests), len(hub.storage.requests)
+        _publish(new, work / "machine-2" if new_machine else first, hub.endpoint, force_tag=True)
+        storage = hub.storage
+        xorbs = storage.uploads("/v1/xorbs/", mark)
+        sent = {r.path.rsplit("/", 1)[1] for r in xorbs}
+        shards = storage.uploads("/v2/shards", mark) + storage.uploads("/v1/shards", mark)
+        table_of = _table_of(new)
+        tables = dict.fromkeys(sorted(set(table_of.values())), 0)
+        for shard in shards:  # each file's chunks that came in this publish's xorbs
+            for entry in parse_shard(shard.body)[0].values():
+                if entry.sha256 in table_of:
+                    tables[table_of[entry.sha256]] += sum(n for xorb, n, _, _ in entry.segments if xorb in sent)
+        to_hub = hub.requests[hub_mark:]
+        return {"hub_bytes": sum(len(r.body) for r in to_hub),
+                "lfs_uploads": len([r for r in to_hub if r.method == "PUT" and r.path.startswith("/lfs-upload/")]),
+                "xorbs": len(xorbs), "xorb_bytes": storage.xorb_bytes_received(mark),
+                "xorb_chunk_bytes": sum(len(c) for x in sent for c in storage.chunks[x][0]),
+                "shards": len(shards), "shard_bytes": sum(len(r.body) for r in shards),
+                "dedup_queries": len([r for r in storage.requests[mark:] if r.path.startswith("/v1/chunks/")]),
+                "tables": tables}
+
+
+def publish_cost(base: Path, new: Path, work: Path) -> dict:
+    """What a second publish sends through hf_xet: ``base`` published to the tests' Hub on
+    127.0.0.1 and its Xet storage (the real huggingface_hub client and hf_xet, Xet on as users
+    publish), then ``new`` on top, once per machine (``MACHINES``), each on a Hub and storage of
+    its own. Counted: the request bytes the Hub received, and the xorbs (the chunks hf_xet did
+    not dedup, compressed as sent; and their chunks' bytes), shards and dedup queries the storage
+    received. The test storage is not the Hub's: it answers a dedup query with the one xorb that
+    holds the chunk."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    files = [p for p in new.rglob("*") if p.is_file()]
+    result = {"release_bytes": sum(p.stat().st_size for p in files), "release_files": len(files), "machines": {}}
+    for i, machine_ in enumerate(MACHINES):
+        result["machines"][machine_] = _second_publish(base, new, work / f"publish-{i}", machine_ == "new machine")
+    return result
 
 
 def main() -> None:
@@ -315,7 +374,7 @@ def main() -> None:
         result["load_average"]["queries"] = load_average()
         result["query_rounds"] = args.rounds
         result["query_seconds"] = query_times(releases, args.rounds)
-        result["second_publish"] = publish_cost(work / "checkout" / "base", work / "checkout" / "recrawl")
+        result["second_publish"] = publish_cost(work / "checkout" / "base", work / "checkout" / "recrawl", work)
         print("second publish:", result["second_publish"])
     result["load_average"]["end"] = load_average()
     write_results(RESULTS, result)

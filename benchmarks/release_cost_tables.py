@@ -3,7 +3,7 @@ benchmarks/results/release_cost.json alone (``benchmarks.release_cost`` writes i
 
 from __future__ import annotations
 
-from .tables import machine_facts
+from .tables import load_facts, machine_facts
 
 # The goals (#32, #42): new chunks of each recrawl mix, as shares of the new release's bytes.
 GOALS = {"occurrences": 0.05, "ids": 0.50, "all tables": 0.40}
@@ -74,6 +74,51 @@ def _what_changes(result: dict) -> list[str]:
     ]
 
 
+def _observed(p: dict, model: dict, table: str) -> dict:
+    """A machine's second publish as the model's figures: the Parquet bytes of ``table`` and the
+    bytes of its chunks in the xorbs hf_xet sent."""
+    sent = sum(p["tables"].values()) if table == "all tables" else p["tables"].get(table, 0)
+    return {"bytes": model[table]["bytes"], "new_bytes": sent}
+
+
+def _publish_table(result: dict, p: dict) -> list[str]:
+    """The second publish through hf_xet, per machine, beside the model of the same files."""
+    last = result["steps"][-1]
+    model = last["mixes"]["recrawl"]
+    machines = dict(sorted(p["machines"].items(), reverse=True))  # the same machine, then a new one
+    lines = [f"Observed: the last step's `recrawl` release published on top of its first with the real "
+             "`huggingface_hub` client and `hf_xet` (Xet on, as users publish), each publish a process of its own, "
+             "to the tests' Hub on 127.0.0.1 and its Xet storage (`tests/hub/xet_storage.py`), on a Hub of its own "
+             "per machine: the same machine (the first publish's HF_HOME and Xet cache kept) and a new one (an "
+             "empty HF_HOME, so that only the storage's answers to hf_xet's dedup queries tell it what the storage "
+             "holds). Share of each table's Parquet bytes in the chunks of the xorbs hf_xet sent, beside the model "
+             "of the same files:", "",
+             "| table | Parquet bytes | modelled (chunker above) | " + " | ".join(f"sent, {m}" for m in machines) + " |",
+             "|---" * (len(machines) + 3) + "|"]
+    for table in TABLES:
+        cells = " | ".join(f"{_pct(_observed(m, model, table))} ({_observed(m, model, table)['new_bytes']:,} B)"
+                           for m in machines.values())
+        lines.append(f"| {table} | {model[table]['bytes']:,} B | {_pct(model[table])} | {cells} |")
+
+    def wire(name: str, m: dict) -> str:
+        return (f"{name}: {m['xorbs']} xorb{'s' if m['xorbs'] != 1 else ''} of {m['xorb_bytes']:,} B as sent "
+                f"(each chunk behind an 8-byte header, raw or compressed as hf_xet chose; {m['xorb_chunk_bytes']:,} B of "
+                f"chunks), {m['shards']} "
+                f"shard{'s' if m['shards'] != 1 else ''} of {m['shard_bytes']:,} B, {m['dedup_queries']} global "
+                f"dedup quer{'ies' if m['dedup_queries'] != 1 else 'y'}, and {m['hub_bytes']:,} B of request bodies to "
+                f"the Hub (the commit, with the small files in it, and the pre-upload; {m['lfs_uploads']} LFS uploads)")
+
+    lines += ["", "On the wire, of a release of " f"{p['release_bytes']:,} B in {p['release_files']} files: "
+              + "; ".join(wire(name, m) for name, m in machines.items()) + ". Where a table's observed share "
+              "differs from the model's, two causes are possible and not told apart here: hf_xet cuts chunks with its "
+              "own gear table, so its chunks are not the model's, and it may send again chunks the storage holds "
+              "rather than rebuild a file from many short ranges of old xorbs. The tests' storage is not the Hub's: it answers a "
+              "dedup query with the one xorb that holds the chunk, where the Hub's storage answers with a shard of "
+              "its own choosing, so the new machine's figure is what this storage made hf_xet send, not a measure "
+              "of the Hub."]
+    return lines
+
+
 def release_cost_block(result: dict | None) -> str:
     if not result or "steps" not in result:
         return "No results yet: run `python -m benchmarks.release_cost`.\n"
@@ -83,7 +128,8 @@ def release_cost_block(result: dict | None) -> str:
         "recrawl mix, each added to the same first release and rebuilt against it. Chunks: "
         f"{c['kind']} (Xet's parameters: {c['target'] // 1024} KiB average, {c['min'] // 1024} KiB minimum, "
         f"{c['max'] // 1024} KiB maximum; its own gear table); `hf_xet` exposes no chunker offline, so the "
-        "shares are modelled with Xet's chunking, not observed on Xet storage. Each step is a revision of "
+        "shares in the tables below are modelled with Xet's chunk sizes, not observed on Xet storage (what "
+        "`hf_xet` sent to the tests' storage is observed at the end). Each step is a revision of "
         "the project built on the same dumps in the same run, each change on top of the one before.",
         "",
         "What a recrawl changes, per table (the last step):",
@@ -100,14 +146,10 @@ def release_cost_block(result: dict | None) -> str:
               f"{load.get('queries', ['?'])[0]} when they began and {load.get('end', ['?'])[0]} at the end, on "
               f"{result['machine'].get('usable_cores')} cores). Steps whose files are the same differ only by noise:",
               "", *_query_table(result)]
-    if p := result.get("second_publish"):
-        lines += ["", f"The last step's second release published on top of its first, to the tests' Hub on "
-                  f"127.0.0.1 with the real `huggingface_hub` client (LFS uploads of whole files, no Xet storage "
-                  f"there): it sent {p['sent_bytes']:,} B in all ({100 * p['sent_bytes'] / max(1, p['release_bytes']):.1f}% "
-                  f"of the release's {p['release_bytes']:,} B), {p['lfs_uploads']} Parquet file"
-                  f"{'s' if p['lfs_uploads'] != 1 else ''} of {p['lfs_bytes']:,} B; the files unchanged since the "
-                  "first were not sent. Xet storage would send only the new chunks modelled above."]
-    lines += ["", f"Machine: {machine_facts(result['machine'])}."]
+    if (p := result.get("second_publish")) and "machines" in p:
+        lines += ["", *_publish_table(result, p)]
+    lines += ["", f"Machine: {machine_facts(result['machine'])}. "
+              f"{load_facts(result, result['machine']['usable_cores'])}".rstrip()]
     return "\n".join(lines) + "\n"
 
 
@@ -115,9 +157,13 @@ def release_cost_headline(result: dict) -> str:
     first, last = result["steps"][0], result["steps"][-1]
     rec, rev = last["mixes"]["recrawl"], last["mixes"]["revisions"]
     ratio, query = _worst(result)
+    observed = ""
+    if (p := result.get("second_publish")) and "machines" in p:
+        sent = [f"{_pct(_observed(m, rec, 'all tables'))} {name}" for name, m in sorted(p["machines"].items(), reverse=True)]
+        observed = f"; hf_xet sent (tests' storage, observed) {', '.join(sent)}"
     return (
         f"{result['records']:,} records + a 1% recrawl, new chunks (modelled): occurrences {_pct(rec['occurrences'])} "
         f"({_pct(rev['occurrences'])} on the revisions mix), ids {_pct(rec['ids'])}, papers {_pct(rec['papers'])}, "
         f"all tables {_pct(rec['all tables'])} ({_pct(first['mixes']['recrawl']['all tables'])} at "
-        f"{_step_name(first)}); slowest read query {ratio:.2f}x {_step_name(first)}'s ({query})"
+        f"{_step_name(first)}){observed}; slowest read query {ratio:.2f}x {_step_name(first)}'s ({query})"
     )

@@ -55,7 +55,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", f"corpus: reads the real corpora in ../shared; run with {CORPUS_HINT}")
     config.addinivalue_line("markers", f"bench: tests of the benchmarks' baselines, which need the [bench] extra; run with {BENCH_HINT}")
     config.addinivalue_line("markers", "slow: left out of the default run: long runs (the first 30 of the id-history state machine's "
-                            "200 sequences of 30 steps, timeouts waited out, a wheel installed) and timing-dependent "
+                            "200 sequences of 30 steps, timeouts waited out, a wheel installed, the release-cost benchmark's publishes) "
+                            "and timing-dependent "
                             f"ones; run with {SLOW_HINT}")
 
 

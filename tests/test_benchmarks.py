@@ -340,3 +340,36 @@ def test_release_cost_revisions_mix_is_what_it_says():
     assert sum("Revised crawl" in t for t in out) == 4
     kinds = ["old" if t in old else "new" if "Revised crawl" in t else "revision" for t in out]
     assert kinds != sorted(kinds, key=("revision", "old", "new").index)  # in random order
+
+
+@pytest.mark.slow  # four publishes, each a process of its own
+def test_release_cost_publishes_through_hf_xet_in_a_home_of_its_own(tmp_path, monkeypatch):
+    """The benchmark's second publish goes through hf_xet to the tests' Xet storage (no LFS
+    upload), is counted per machine and per table, and every folder huggingface_hub and hf_xet
+    write is under the benchmark's work folder: the user's home, HF_HOME and Xet cache are
+    neither read nor written."""
+    from benchmarks.release_cost import MACHINES, publish_cost
+
+    from tests.helpers import copy_seeds
+
+    user = tmp_path / "user"
+    for name, folder in (("HOME", "home"), ("HF_HOME", "hf"), ("HF_XET_CACHE", "xet"), ("XDG_CACHE_HOME", "cache"),
+                         ("HF_HUB_DISABLE_XET", None)):
+        monkeypatch.setenv(name, "1" if folder is None else str(user / folder))
+    raw = copy_seeds(tmp_path / "raw")
+    build(raw, tmp_path / "base")
+    (raw / "009_0000000000000009.txt").write_bytes(make_dump([PAPER, OTHER]))
+    build(raw, tmp_path / "new", previous=tmp_path / "base")
+    work = tmp_path / "work"
+    result = publish_cost(tmp_path / "base", tmp_path / "new", work)
+    assert list(result["machines"]) == list(MACHINES)
+    parquet = {d.name: sum(f.stat().st_size for f in d.glob("*.parquet")) for d in (tmp_path / "new" / "data").iterdir()}
+    for sent in result["machines"].values():
+        assert sent["lfs_uploads"] == 0 and sent["xorbs"] >= 1 and sent["shards"] >= 1
+        assert 0 < sent["xorb_chunk_bytes"] <= sum(parquet.values()) and sent["xorb_bytes"] > 0
+        assert set(sent["tables"]) == set(parquet) and all(sent["tables"][t] <= parquet[t] for t in parquet)
+        assert sum(sent["tables"].values()) == sent["xorb_chunk_bytes"]
+    assert not user.exists()  # nothing of the user's was made, let alone written
+    caches = sorted(p.relative_to(work).as_posix() for p in work.glob("publish-*/machine-*/huggingface/xet"))
+    assert caches == ["publish-0/machine-1/huggingface/xet", "publish-1/machine-1/huggingface/xet",
+                      "publish-1/machine-2/huggingface/xet"]

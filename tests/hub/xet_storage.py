@@ -164,9 +164,15 @@ class Storage(Server):
 
     # --- what the tests read -------------------------------------------------------------
 
-    def xorb_bytes_received(self) -> int:
-        """Bytes of every xorb upload that reached the storage (each try counted)."""
-        return sum(len(r.body) for r in self.requests if r.method == "POST" and r.path.startswith("/v1/xorbs/"))
+    def xorb_bytes_received(self, since: int = 0) -> int:
+        """Bytes of every xorb upload that reached the storage (each try counted), from its
+        ``since``-th request on."""
+        return sum(len(r.body) for r in self.uploads("/v1/xorbs/", since))
+
+    def uploads(self, prefix: str, since: int = 0) -> list[Request]:
+        """The POST requests to paths starting with ``prefix`` (``/v1/xorbs/``, ``/v2/shards``),
+        from the storage's ``since``-th request on."""
+        return [r for r in self.requests[since:] if r.method == "POST" and r.path.startswith(prefix)]
 
     def file_hash(self, sha256: str) -> str | None:
         """The Xet hash of the file uploaded with this sha256, if its shard arrived."""
