@@ -7,9 +7,17 @@ that the source's words are a subsequence of the plain text's, so that what the 
 (an operator's name, ``choose``) costs nothing; where they are not, it lists the source words
 a diff of the two leaves unmatched. Both sides are folded first (NFKD without combining marks,
 Unicode super- and subscripts apart from what they follow: ℝ is R, é is e, n² is "n 2"). It
-reads every text it is given: there is no input it skips. From the renderer's package it takes
-data only (the macro tables, the symbol table, the entity pattern) and the one rule of which
-``$`` opens math.
+reads every text it is given: there is no input it skips.
+
+Which macros style, part, drop or reorder their arguments is the oracle's own spec (``STYLES``,
+``NOT_WORDS``, ``CITATIONS`` and the rest below), written from LaTeX's meaning and the rules of
+text/latex.py, not read from the renderer's tables: a bug in a table of the renderer is a lost
+word here (tests/text/test_words_kept.py compares the two, each deliberate difference listed,
+and shows that a broken table is caught). From the renderer's package it takes only what
+writing again would be absurd or would make two readings of one source: pylatexenc's symbol
+table (``\\alpha`` -> α, some 800 macros: data, not a rule of what is a word), the HTML
+entity pattern, and the two readings of the source itself, which ``$`` opens math
+(``is_currency``) and which doubled backslash is an over-escaped macro (``undoubled``).
 
 What is mapped before the comparison, each a rule of text/plain.py or text/latex.py:
 
@@ -17,9 +25,10 @@ What is mapped before the comparison, each a rule of text/plain.py or text/latex
   (``latex_parser.is_currency``, the renderer's one rule: ``$5 and $10``);
 * a markdown link ``[text](url)`` to "text (url)";
 * markdown emphasis, where CommonMark reads it (markdown-it-py, with the project's departures:
-  math and URLs are held out, a ``*`` or ``_`` run between two digits is a character);
-* symbol macros to their character (``\\alpha`` -> α: pylatexenc's table, as the renderer reads
-  it), ``\\unicode{x2014}`` and ``\\char65`` to theirs, HTML entities outside math decoded;
+  math and URLs are held out, a ``*`` or ``_`` run inside a word with a digit on one side at
+  least is a character: ``x*2*y`` is one word and a product);
+* symbol macros to their character (``\\alpha`` -> α: pylatexenc's table), ``\\unicode{x2014}``
+  and ``\\char65`` to theirs, HTML entities outside math decoded;
 * markup that only styles its content (fonts, accents, font switches and sizes, braces, ``$``)
   joins what is around it (``{\\bf D}ata`` is "Data"); any other macro parts the words around
   it, and its arguments are words of their own;
@@ -41,27 +50,57 @@ import unicodedata
 from difflib import SequenceMatcher
 
 from neurips_abstracts.text.entities import ENTITY_RE
-from neurips_abstracts.text.latex_parser import is_currency
-from neurips_abstracts.text.latex_symbols import (
-    _ALPHABETS,
-    _BINOMIALS,
-    _CITES,
-    _DELIMITER_SIZES,
-    _DROP_ARGS,
-    _FORMAT_1,
-    _FRACTIONS,
-    _MATH_ACCENTS,
-    _MATH_ENVS,
-    _NOTES,
-    _OPERATOR_NAMES,
-    _OVERSETS,
-    _SPACES,
-    _TEXT_LETTER_ACCENTS,
-    _TEXT_SCRIPTS,
-    OPERATORS,
-    _known_names,
-    symbols,
-)
+from neurips_abstracts.text.latex_parser import is_currency, undoubled
+from neurips_abstracts.text.latex_symbols import symbols
+
+# -- the oracle's own spec of the macros -------------------------------------------------------
+# Written here from what LaTeX does with each macro and from the rules of text/latex.py's
+# docstring, never read from the renderer's tables: a table of the renderer that drops or moves
+# an argument then shows as a lost word. tests/text/test_words_kept.py compares each with the
+# renderer's table and lists every deliberate difference, so that drift on either side fails.
+
+# Markup that styles what it holds (fonts, math alphabets, accents over math): its name and
+# braces join the text around it (\textbf{V}ideo is "Video").
+STYLES = frozenset("""
+    textbf textit textrm textsf texttt textsc textsl textup textmd textnormal emph text mbox hbox fbox
+    mathrm mathbf mathit mathsf mathtt mathnormal mathbold boldsymbol bm pmb underline uline ensuremath
+    mathop mathord mathrel mathbin smash phantom mathbb mathcal mathscr mathfrak Bbb
+    tilde widetilde hat widehat bar overline vec overrightarrow dot ddot check breve acute grave mathring
+""".split())
+# Switches (TeX's control words that change the font, size or spacing of what follows) and markup
+# that shows nothing: they end at the spaces after them ({\bf D}ata, co\allowbreak operate).
+SWITCHES = frozenset("""
+    em it bf rm sf tt sc sl up md normalfont ttfamily rmfamily sffamily bfseries itshape scshape upshape
+    mdseries tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge limits nolimits
+    displaystyle textstyle scriptstyle protect relax nonumber notag noindent centering allowbreak
+""".split())
+# Arguments that are not words: macro -> (arguments left out, arguments kept after them). A colour
+# (\textcolor{red}{x} is x), a label's key, a length.
+NOT_WORDS = {"textcolor": (1, 1), "colorbox": (1, 1), "color": (1, 0), "label": (1, 0), "hspace": (1, 0),
+             "vspace": (1, 0)}
+# Citations and references, starred or not: prenote, keys, postnote (\cite[Theorem 2]{smith20}
+# is smith20, Theorem, 2; one optional argument is the postnote, as natbib and biblatex read it).
+CITATIONS = frozenset("""
+    cite citep citet citealp citealt citeauthor citeyear citeyearpar citenum citetext Citet Citep Citealp
+    Citealt Citeauthor parencite Parencite textcite Textcite autocite Autocite footcite smartcite supercite
+    ref eqref pageref cref Cref cpageref labelcref autoref Autoref nameref vref Vref
+""".split())
+NOTES = frozenset(("footnote", "footnotetext", "thanks"))  # a mark, then the note's text
+TEXT_SCRIPTS = frozenset(("textsuperscript", "textsubscript"))
+OPERATOR_NAMES = frozenset(("operatorname", "mathop"))
+FRACTIONS = frozenset(("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac", "binom", "dbinom", "tbinom",
+                       "choose"))  # two arguments, apart: numerator then denominator
+OVERSETS = frozenset(("overset", "stackrel", "underset"))  # the base, then what is set over or under it
+DELIMITER_SIZES = frozenset("left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split())
+MATH_ENVIRONMENTS = frozenset(
+    "equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
+# A text accent over a letter joins it to the word (\c{c}a, G\"odel): LaTeX's letter accents.
+TEXT_ACCENTS = frozenset("cvuHrkbdt")
+# Spacing: a space, or nothing where TeX joins the two sides (\- a hyphenation point, \! a negative
+# thin space, \/ an italic correction, \@ a sentence end's marker).
+SPACING = {",": " ", ";": " ", ":": " ", ">": " ", " ": " ", "!": "", "-": "", "/": "", "@": "", "\\": " ",
+           "\n": " ", "quad": " ", "qquad": " ", "enspace": " ", "enskip": " ", "thinspace": " ", "medspace": " ",
+           "thickspace": " ", "newline": " ", "linebreak": " ", "par": " ", "hfill": " ", "vfill": " "}
 
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿᵃᵇᶜᵈᵉᶠᵍʰʲᵏˡᵐᵒᵖʳˢᵗᵘᵛʷˣʸᶻᐟ"
 SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
@@ -89,13 +128,15 @@ _HELD_RE = re.compile(_URL + r"|\\[()\[\]]|\\.|\$\$|\$", re.DOTALL)
 _MATH_CLOSERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 # What an autolink leaves out at a bare URL's end (GitHub's rule): *https://x.org*. is emphasis.
 _AUTOLINK_TRAILING = ".,;:!?'\"*_~"
-_BETWEEN_DIGITS_RE = re.compile(r"(?<=\d)(?:\*+|_+)(?=\d)")
+# A run of * or of _ that is no delimiter: inside a word with a digit on one side at least
+# (5*10*20, x*2*y, cost 5*x*2, x_1_2), a product or an index (text/plain.py's second departure).
+_BY_A_DIGIT_RE = re.compile(r"(?<=\d)(?:\*+|_+)(?=[^\s\W_])|(?<=[^\s\W_])(?:\*+|_+)(?=\d)")
 
 
 def _held_out(text: str) -> str:
     """``text`` with each URL and math span a run of letters as long (CommonMark knows neither:
     the renderer holds them out of emphasis), each escape (``\\*``, ``\\\\``) and each
-    ``*``/``_`` run between two digits punctuation that is no delimiter, and white space a space."""
+    ``*``/``_`` run inside a word by a digit punctuation that is no delimiter, and white space a space."""
     chars = list(text)
     found = list(_HELD_RE.finditer(text))
     k = 0
@@ -116,13 +157,13 @@ def _held_out(text: str) -> str:
             length = len(tok.rstrip(_AUTOLINK_TRAILING) if tok[0] == "h" else tok)
             chars[m.start() : m.start() + length] = "a" * length
     held = "".join(chars)
-    held = _BETWEEN_DIGITS_RE.sub(lambda m: "!" * len(m.group()), held)
+    held = _BY_A_DIGIT_RE.sub(lambda m: "!" * len(m.group()), held)
     return re.sub(r"\s", " ", held)
 
 
 def without_emphasis(text: str) -> str:
     """``text`` without the ``*`` and ``_`` that CommonMark (markdown-it-py) reads as emphasis,
-    math and URLs held out, runs between two digits kept."""
+    math and URLs held out, runs inside a word by a digit kept."""
     if "*" not in text and "_" not in text:
         return text
     from markdown_it import MarkdownIt
@@ -144,17 +185,7 @@ def without_emphasis(text: str) -> str:
 
 _TOKEN_RE = re.compile(
     r"\\\\(?=[A-Za-z])|\\[A-Za-z]+\*?|\\.|\$\$|" + ENTITY_RE.pattern + r"|\s+|[^\\{}$^_~&\[\]\s]+|.", re.DOTALL)
-_DOUBLED_RE = re.compile(r"\\\\([A-Za-z]+)")
-# Markup that styles what it holds, or nothing: its name and braces join the text around it; a
-# switch (TeX's control word) also ends at the spaces after it ({\bf D}ata, co\allowbreak operate).
-_STYLES = _FORMAT_1 | frozenset(_ALPHABETS) | frozenset(_MATH_ACCENTS)
 _ACCENT_SIGNS = frozenset("'`^\"~=.")
-_SWITCHES = frozenset((
-    "em", "it", "bf", "rm", "sf", "tt", "sc", "sl", "up", "md", "normalfont", "ttfamily", "rmfamily", "sffamily",
-    "bfseries", "itshape", "scshape", "upshape", "mdseries", "tiny", "scriptsize", "footnotesize", "small",
-    "normalsize", "large", "Large", "LARGE", "huge", "Huge", "limits", "nolimits", "displaystyle", "textstyle",
-    "scriptstyle", "protect", "relax", "nonumber", "notag", "noindent", "centering", "allowbreak",
-))
 _TEXT_ARGUMENT = ("text", "mbox", "hbox", "emph", "fbox")
 _OPENERS = {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}
 _URL_RE = re.compile(f"({_URL})")
@@ -294,34 +325,34 @@ class _Reader:
 
     def macro(self, tok: str, math: bool) -> str:
         name = tok[1:].rstrip("*") or tok[1:]
-        if name in _SWITCHES:
+        if name in SWITCHES:
             while self.peek() is not None and self.peek().isspace():
                 self.i += 1
             return ""
-        if name in _CITES:
+        if name in CITATIONS:
             first = self.optional(math)
             second = self.optional(math) if first is not None else None
             pre, post = (first, second) if second is not None else ("", first or "")
             return f" {pre} {self.arg(math)} {post} "
         if name == "item":
             return f" {self.optional(False) or ''} "
-        if name in _NOTES:
+        if name in NOTES:
             mark = self.optional(False) or ""
             return f" {mark} {self.arg(False)} "
         if name == "sqrt":
             index = self.optional(math) or ""
             return f" {self.arg(math)} {index} "
-        if name in _OVERSETS:
+        if name in OVERSETS:
             top = self.arg(math)
             return f" {self.arg(math)} {top} "
-        if name in _DROP_ARGS:
-            drop, keep = _DROP_ARGS[name]
+        if name in NOT_WORDS:
+            drop, keep = NOT_WORDS[name]
             for _ in range(drop):
                 self.arg(math)
             return "".join(self.arg(math) for _ in range(keep))
         if name in ("begin", "end") and self.peek() == "{":
             env = self.arg(math)
-            if name == "begin" and env.strip() in _MATH_ENVS:
+            if name == "begin" and env.strip() in MATH_ENVIRONMENTS:
                 body = self.seq(True, ("\\end",))
                 self.arg(math)  # the environment's name again
                 return f" {body} "
@@ -335,18 +366,16 @@ class _Reader:
         if name == "char" and self.peek() is not None and (number := _CHAR_RE.match(self.peek())):
             self.toks[self.i] = self.toks[self.i][number.end() :]
             return _character(int(number[1], 16) if number[1] else int(number[2], 8) if number[2] else int(number[3]))
-        if name in _DELIMITER_SIZES:
+        if name in DELIMITER_SIZES:
             return ""  # \\left( : the delimiter follows
-        if name in _STYLES or not math and name in _TEXT_LETTER_ACCENTS or name in _ACCENT_SIGNS and not (
+        if name in STYLES or not math and name in TEXT_ACCENTS or name in _ACCENT_SIGNS and not (
                 math and name in "^_"):
             return self.arg(False if name.startswith(_TEXT_ARGUMENT) else math)
-        if name in OPERATORS:
-            return " "
-        if name in _OPERATOR_NAMES or name in _TEXT_SCRIPTS or name == "not" or name in _FRACTIONS | _BINOMIALS:
-            count = 2 if name in _FRACTIONS | _BINOMIALS else 1
-            return " " + " ".join(self.arg(math and name not in _TEXT_SCRIPTS) for _ in range(count)) + " "
-        if name in _SPACES:
-            return _SPACES[name]
+        if name in OPERATOR_NAMES or name in TEXT_SCRIPTS or name == "not" or name in FRACTIONS:
+            count = 2 if name in FRACTIONS else 1
+            return " " + " ".join(self.arg(math and name not in TEXT_SCRIPTS) for _ in range(count)) + " "
+        if name in SPACING:
+            return SPACING[name]
         if name in self.sym and (len(name) > 1 or name.isalpha()):
             return self.sym[name]
         if len(name) == 1 and not name.isalpha():
@@ -369,16 +398,13 @@ class _Reader:
 _MD_LINK_RE = re.compile(r"\[([^\[\]]+)\]\((https?://[^)\s\[\]]+)\)")
 
 
-def _undouble(m: re.Match) -> str:
-    return "\\" + m[1] if len(m[1]) > 1 and m[1] in _known_names() else m[0]
-
-
 def source_words(source: str) -> list[str]:
     """The words of an abstract's source, folded, with the changes the rendering rules allow
     mapped (see the module docstring)."""
     text = without_emphasis(_MD_LINK_RE.sub(r"\1 (\2)", source) if "](" in source else source)
-    if "\\\\" in text:
-        text = _DOUBLED_RE.sub(_undouble, text)
+    # Which doubled backslash is an over-escaped macro is how the source is read, not a rendering
+    # rule: the renderer's one reading is shared (as is_currency is), so the two agree on the source.
+    text = undoubled(text)
     return words(_Reader.of(text).seq(False))
 
 

@@ -1,4 +1,5 @@
 import re
+import unicodedata
 
 import pytest
 from hypothesis import example, given, settings
@@ -43,6 +44,9 @@ def test_latex_to_plain(latex, plain):
         ("We use a 5*10*20 grid", "We use a 5*10*20 grid"),
         ("2*3*4 = 24", "2*3*4 = 24"),
         ("x_1_2 and *word* and a *b* c", "x_1_2 and word and a b c"),
+        # inside a word with a digit on one side, * is a product too; between letters, emphasis
+        ("x*2*y and cost 5*x*2", "x*2*y and cost 5*x*2"),
+        ("a*b*c and a *2* b", "abc and a 2 b"),
     ],
 )
 def test_markdown_emphasis_removed(md, plain):
@@ -117,15 +121,29 @@ def test_emphasis_is_removed_exactly_where_commonmark_reads_it(md, plain):
 _EMPHASIS_ALPHABET = st.sampled_from(["*", "_", "a", "b", " ", ".", ",", "(", ")", "-", "é", "\u0303", "\u00a0", "中", "—",
                                       "1", "2", "٣"])
 # The project's one departure from CommonMark inside strip_emphasis (plain.py's rules, the
-# second): a run of * or of _ between two decimal digits is a character. The oracle gets each
-# such run escaped, which is how CommonMark writes a character.
-_BETWEEN_DIGITS_RE = re.compile(r"(?<=\d)(?:\*+|_+)(?=\d)")
+# second): a run of * or of _ inside a word (neither white space nor punctuation on either side)
+# with a decimal digit on at least one side is a character. The oracle gets each such run
+# escaped, which is how CommonMark writes a character.
+_RUN_RE = re.compile(r"\*+|_+")
+
+
+def _in_word(ch: str) -> bool:
+    """Neither the text's edge, nor white space, nor punctuation (Unicode P or S), as CommonMark
+    tells the flanking of a delimiter run."""
+    return bool(ch) and not ch.isspace() and unicodedata.category(ch)[0] not in "PSZ"
 
 
 def as_commonmark_reads(text: str) -> str:
     """``text`` for a CommonMark parser, with the departure applied: each ``*`` or ``_`` of a
-    run between two digits escaped."""
-    return _BETWEEN_DIGITS_RE.sub(lambda m: "".join("\\" + c for c in m.group()), text)
+    run inside a word with a digit on one side at least escaped."""
+
+    def escaped(m: re.Match) -> str:
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
+        if _in_word(before) and _in_word(after) and (before.isdecimal() or after.isdecimal()):
+            return "".join("\\" + c for c in m.group())
+        return m.group()
+
+    return _RUN_RE.sub(escaped, text)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -140,6 +158,9 @@ def as_commonmark_reads(text: str) -> str:
 @example("x_1_2 and 1**2**3 and *1*")  # runs of two between digits; emphasis of a digit alone
 @example("*10*_10_")  # a * run and a _ run between two digits are two runs, neither between digits
 @example("٣*٤*٥")  # Arabic-Indic digits are decimal digits too
+@example("x*2*y and cost 5*x*2")  # a digit on one side: a product, no emphasis
+@example("a*b*c and *word* and a *b* c and a *2* b")  # letters, or a space beside: emphasis
+@example("é*2*中 and a\u0303*1*")  # a letter of any script or a mark beside a digit
 def test_strip_emphasis_agrees_with_a_commonmark_parser(text):
     """Inputs: any text of up to 16 characters of ``*``, ``_``, letters, an accented and a CJK
     letter, a combining tilde, ASCII space and no-break space, punctuation (``. , ( ) -`` and

@@ -24,14 +24,20 @@ _PAIRS_TOKEN_RE = re.compile(_TOKEN_RE.pattern.replace(r"|\$\$|", r"|(?:\$\$)++|
 
 
 def _undouble(m: re.Match) -> str:
-    # an over-escaped abstract writes \\textit for \textit; a line break is never followed by a macro name
     return "\\" + m[1] if len(m[1]) > 1 and m[1] in _known_names() else m[0]
+
+
+def undoubled(text: str) -> str:
+    """``text`` with each doubled backslash before a known macro's name single: an over-escaped
+    abstract writes ``\\\\textit`` for ``\\textit``, and a line break is never followed by a
+    macro name (``\\\\x`` stays a line break and an x). How the source is read, before any
+    rendering: the words-kept oracle reads it so too."""
+    return _DOUBLED_RE.sub(_undouble, text) if "\\\\" in text else text
 
 
 def _tokens(text: str) -> list[str]:
     out: list[str] = []
-    if "\\\\" in text:
-        text = _DOUBLED_RE.sub(_undouble, text)
+    text = undoubled(text)
     # URL_RE can only match where one of these stands: the split is skipped when none does
     could_link = "http" in text or "\\url{" in text or "\\href{" in text
     if not could_link:

@@ -39,7 +39,9 @@ _MATH_ACCENTS = {"tilde": "\u0303", "widetilde": "\u0303", "hat": "\u0302", "wid
 _MATH_ENVS = frozenset("equation equation* align align* gather gather* multline multline* eqnarray eqnarray* displaymath math".split())
 _ALPHABETS = {"mathbb": "DOUBLE-STRUCK", "mathcal": "SCRIPT", "mathscr": "SCRIPT", "mathfrak": "FRAKTUR", "Bbb": "DOUBLE-STRUCK"}
 # Macros with a rule of their own in latex._Renderer._macro (any other is a symbol or unknown).
-_DELIMITER_SIZES = frozenset(("left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "big", "Big", "bigg", "Bigg", "middle"))
+_DELIMITER_SIZES = frozenset((
+    "left", "right", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl", "Biggr", "big", "Big", "bigg", "Bigg", "middle",
+))
 _FRACTIONS = frozenset(("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac", "textfrac"))
 _BINOMIALS = frozenset(("binom", "dbinom", "tbinom", "choose"))
 _OVERSETS = frozenset(("overset", "stackrel", "underset"))

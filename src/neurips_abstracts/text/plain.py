@@ -15,11 +15,15 @@ oracle test against markdown-it-py applies exactly these, by rule):
    no math, and an ``_`` or ``*`` in ``$a_i * b_i$`` or in an address is LaTeX or part of the
    address (emphasis around them, ``**N$^2$-GNN**``, is still seen). A bare URL ends before
    trailing punctuation, as GitHub's autolinks do (``*https://x.org/a*.``).
-2. A run of ``*`` or of ``_`` with a decimal digit right before and right after it is a
-   character, never emphasis: ``5*10*20``, ``2*3*4 = 24`` and ``x_1_2`` stay as written. In an
-   abstract ``*`` between digits is multiplication, and CommonMark's reading (``5``, an
-   emphasized ``10``, ``20``) silently changes a number into another (``51020``). For ``_``
-   CommonMark agrees already (an intraword ``_`` never opens or closes).
+2. A run of ``*`` or of ``_`` inside a word (neither white space nor punctuation on either
+   side) with a decimal digit on at least one side is a character, never emphasis:
+   ``5*10*20``, ``2*3*4 = 24``, ``x*2*y``, ``cost 5*x*2`` and ``x_1_2`` stay as written. In
+   an abstract such a ``*`` is multiplication, and CommonMark's reading (``5``, an emphasized
+   ``10``, ``20``) silently changes a number into another (``51020``) or joins a product's
+   factors into one word (``x2y``). With letters on both sides (``a*b*c``) CommonMark's
+   emphasis stays: the text alone cannot tell a product of letters from emphasis inside a word
+   (``un*believ*able``), and an author writes a product of variables in math, which is held
+   out. For ``_`` CommonMark agrees already (an intraword ``_`` never opens or closes).
 
 Every step is one pass over the text, or a bounded number of them: the cost of a record is
 linear in its length, whatever it holds (benchmarks/linearity.py measures it).
@@ -111,8 +115,8 @@ def strip_emphasis(text: str) -> str:
     CommonMark's own algorithm (spec 0.31.2, "Emphasis and strong emphasis", and its "process
     emphasis" procedure): delimiter runs, left- and right-flanking from the characters around
     them, the rule of three, the opener bottoms that keep it linear. A backslash escapes the
-    character after it, and a run between two digits is a character (the module's second
-    departure). What the algorithm leaves is kept as written.
+    character after it, and a run inside a word by a digit is a character (the module's
+    second departure). What the algorithm leaves is kept as written.
     """
     if text.count("*") + text.count("_") + text.count("\\") <= _FEW_DELIMITERS:  # a step per escape too
         runs = _runs_found(text)
@@ -139,11 +143,11 @@ def strip_emphasis(text: str) -> str:
         if before is None:
             before = _kind(ch)
         following = text[end] if end < n else ""
-        if before == 2 and _is_digit(ch) and _is_digit(following):
-            continue  # 5*10*20, x_1_2: between two digits, a character (the second departure)
         after = _ASCII_KIND.get(following)
         if after is None:
             after = _kind(following)
+        if before == 2 and after == 2 and (_is_digit(ch) or _is_digit(following)):
+            continue  # 5*10*20, x*2*y, x_1_2: inside a word, by a digit: a character (the second departure)
         left = after != 0 and (after != 1 or before != 2)
         right = before != 0 and (before != 1 or after != 2)
         if text[start] == "*":
