@@ -25,7 +25,7 @@ EMPHASIS = {
     "**a then a*": lambda n: _fill("**a ", n // 2) + _fill("a* ", n // 2),
 }
 # The rules of the words-kept issue: optional arguments (found by a search for their "]" that
-# must not start again at each macro), a star between digits, the pieces of spans and groups.
+# must not start again at each macro), a star by a digit, the pieces of spans and groups.
 ARGUMENTS = {
     "\\cite[ unclosed, repeated": lambda n: _fill("\\cite[a ", n),
     "\\cite[ repeated, one ] at the end": lambda n: _fill("\\cite[a ", n) + "]{k}",
@@ -35,6 +35,7 @@ ARGUMENTS = {
     "\\cite[ then groups, unclosed": lambda n: "\\cite[" + _fill("{a}b", n),
     "\\cite[{a}] repeated": lambda n: _fill("\\cite[{a}]{b}", n),
     "5*10 repeated": lambda n: _fill("5*10*", n),
+    "x*2*y then *a* repeated": lambda n: _fill("x*2*y *a* ", n),  # a star by one digit, beside emphasis
     "x_1 repeated in math": lambda n: "$" + _fill("x_1", n) + "$",
     "{\\foo} repeated": lambda n: _fill("a{\\foo}", n),
     "$\\log$ repeated": lambda n: _fill("a$\\log$", n),
