@@ -46,6 +46,23 @@ def _query_table(result: dict) -> list[str]:
     return lines
 
 
+def _noise(result: dict) -> float | None:
+    """The largest ratio of fastest times between two steps whose files of the queried table are
+    the same size in the ``recrawl`` mix (so, in this benchmark, the same bytes): what the
+    machine's noise alone makes of a ratio in this run (None: no two steps share a table's files)."""
+    steps, seconds = result["steps"], result["query_seconds"]
+    worst = None
+    for key in seconds[steps[0]["label"]]:
+        table = key.split("|")[1]
+        for a in steps:
+            for b in steps:
+                same = a is not b and a["mixes"]["recrawl"][table]["bytes"] == b["mixes"]["recrawl"][table]["bytes"]
+                if same:
+                    ratio = seconds[a["label"]][key]["min"] / seconds[b["label"]][key]["min"]
+                    worst = ratio if worst is None else max(worst, ratio)
+    return worst
+
+
 def _worst(result: dict) -> tuple[float, str]:
     """The last step's largest ratio of fastest times to the first step's, and its query."""
     steps, seconds = result["steps"], result["query_seconds"]
@@ -146,6 +163,12 @@ def release_cost_block(result: dict | None) -> str:
               f"{load.get('queries', ['?'])[0]} when they began and {load.get('end', ['?'])[0]} at the end, on "
               f"{result['machine'].get('usable_cores')} cores). Steps whose files are the same differ only by noise:",
               "", *_query_table(result)]
+    if (noise := _noise(result)) is not None:
+        worst, query = _worst(result)
+        verdict = ("within that noise, so this run shows no slowdown but cannot show one smaller than the noise"
+                   if worst <= noise else "beyond that noise: a slowdown this run shows")
+        lines += ["", f"Noise in this run: two steps whose files of a table are the same bytes differ by up to "
+                  f"{noise:.2f}x on the same query. The last step's largest ratio, {worst:.2f}x ({query}), is {verdict}."]
     if (p := result.get("second_publish")) and "machines" in p:
         lines += ["", *_publish_table(result, p)]
     lines += ["", f"Machine: {machine_facts(result['machine'])}. "
