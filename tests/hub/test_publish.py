@@ -1,6 +1,10 @@
 import hashlib
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +16,7 @@ from neurips_abstracts.core.resources import hub_repo
 from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.publish import stage_release
 
-from tests.helpers import git, make_dump, make_project, run_cli
+from tests.helpers import ROOT, git, make_dump, make_project, run_cli
 from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
 from tests.hub.hub_server import Hub
 
@@ -596,3 +600,42 @@ def test_another_4xx_is_refused_in_one_line_and_not_retried(released, hub, statu
     assert proc.returncode == 1 and len(failed) == 1, proc.stderr
     assert f"commit: the Hub refused ({status})" in failed[0] and HOLDS["xorb upload"] in failed[0]
     assert len(hub.commits_received()) == 1 and "retrying" not in proc.stdout
+
+
+# --- Ctrl-C while publish talks to the Hub ---------------------------------------------------------
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a process is POSIX's")
+@pytest.mark.parametrize("step, holds", [  # each row a publish process of its own: one in the default suite
+    pytest.param("create repo", "the Hub holds nothing sent by this run", marks=pytest.mark.slow),
+    pytest.param("commit", "run publish again, it tags that commit instead", marks=pytest.mark.slow),
+    ("tag", "run publish again to tag it"),
+])
+def test_ctrl_c_while_the_hub_holds_a_request_stops_publish_and_says_what_the_hub_holds(released, hub, step, holds):
+    """SIGINT while a request waits on the Hub (a "timeout" fault holds the connection): publish
+    stops at once, not after --timeout, exits 1 and prints one line of what the Hub holds; no
+    "finished" line and no temporary folder named."""
+    hub.fail_step(step, "timeout")
+    env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(released.parent / "hf-home"),
+           "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_TOKEN": TOKEN}
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "build_dataset.py"), "publish", "--dist", str(released / "dist"), "--raw",
+         str(released / "raw"), "--backoff", "0.01", "--timeout", "25"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not hub.step_requests(step) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.3)  # the request is on the wire, the Hub holding it
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)  # well within --timeout: the signal, not the Hub, ended it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if re.match(r"(interrupted|publish failed|error)\b", line)]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and holds in lines[0], err
+    assert "neurips-abstracts-tmp" not in err and "came after" not in err and "complete" not in out + err
+    assert hub.gave_up == [True]  # publish closed the held connection

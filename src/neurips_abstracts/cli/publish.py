@@ -63,7 +63,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
     from ..hub.plan import make_plan, render_plan
-    from ..hub.publish import PublishConfig, PublishError, publish as run_publish
+    from ..core import interrupts
+    from ..hub.publish import PublishConfig, PublishError, PublishInterrupted, publish as run_publish
     from ..hub.steps import staged
 
     try:
@@ -88,9 +89,14 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
                                          **({} if timeout is None else {"timeout_seconds": timeout})),
                     log=click.echo,
                 )
+            except PublishInterrupted as exc:  # its one line: what the Hub holds
+                click.echo(str(exc), err=True)
+                sys.exit(1)
             except PublishError as exc:
                 click.echo(f"publish failed: {exc}", err=True)
                 sys.exit(1)
+            # Tagged: the release is complete on the Hub, and a signal from here on cannot undo it.
+            interrupts.made_elsewhere(f"the Hub holds the release complete: {result['tag_url']}")
     except (DumpError, ContractError) as exc:
         fail(exc)
     click.echo(f"commit: {result['commit_url']}")
