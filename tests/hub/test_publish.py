@@ -639,3 +639,19 @@ def test_ctrl_c_while_the_hub_holds_a_request_stops_publish_and_says_what_the_hu
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and holds in lines[0], err
     assert "neurips-abstracts-tmp" not in err and "came after" not in err and "complete" not in out + err
     assert hub.gave_up == [True]  # publish closed the held connection
+
+
+@pytest.mark.parametrize("status", ["429", pytest.param("503", marks=pytest.mark.slow)])
+def test_a_storage_429_or_503_is_retried_on_publishs_backoff_since_hf_xet_hides_retry_after(released, hub, status):
+    """hf_xet reports a failed storage request as an error naming its status in words, without the
+    answer's headers: the Retry-After the storage sent cannot be read, so publish waits its own
+    backoff (and says so) and the next try goes through."""
+    hub.fail_step("xorb upload", status, retry_after="7")
+    proc = publish(released, hub, "--attempts", "2", "--backoff", "0.25", process=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    retried = [line for line in proc.stdout.splitlines() if line.startswith("upload: Xet storage: ")]
+    assert len(retried) == 1 and status in retried[0] and retried[0].endswith("retrying in 0.25 s (attempt 2 of 2)"), \
+        proc.stdout
+    assert "Retry-After" not in proc.stdout
+    assert len(hub.step_requests("xorb upload")) == 2
+    assert "The Hub holds the release complete" in proc.stdout

@@ -89,8 +89,10 @@ class HubClient:
     def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None,
              recover_on: tuple[int, ...] = (409, 412), **kwargs):
         """``fn(*args, **kwargs)``, retried on transient errors: 5xx, 429, timeouts, connection
-        errors, and the Xet storage's failures. A 429 or 503 with ``Retry-After`` is retried after
-        the wait it asks for, if that is no longer than the timeout. When the Hub answers a status
+        errors, and the Xet storage's failures. A 429 or 503 of the Hub with ``Retry-After`` is
+        retried after the wait it asks for, if that is no longer than the timeout; one of the Xet
+        storage after the backoff, since hf_xet's error names the status in words but carries no
+        headers (its ``Retry-After`` is lost). When the Hub answers a status
         of ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
         returned instead."""
         import httpx2  # what huggingface_hub talks through: its network errors are httpx2's

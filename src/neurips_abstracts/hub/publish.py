@@ -17,8 +17,9 @@ Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.
 * The LFS files (the Parquet) are sent first (``preupload_lfs_files``: through hf_xet to the
   Hub's Xet storage, or git LFS without hf_xet), then the commit names them.
 * Transient answers are retried as the Hub means them: 5xx, timeouts, reset connections and the
-  storage's failures after a backoff; 429 and 503 after the wait ``Retry-After`` asks (refused
-  at once if that is longer than the timeout); other 4xx refuse at once.
+  storage's failures after a backoff; the Hub's 429 and 503 after the wait ``Retry-After`` asks
+  (refused at once if that is longer than the timeout), the storage's after the backoff (hf_xet
+  does not report ``Retry-After``); other 4xx refuse at once.
 * A run can stop at any Hub call and the next run finishes the release: a branch head holding
   exactly this release's files is the commit of an earlier run (or the same content), so it is
   tagged, not committed again. Every failure is one line saying what the Hub holds (nothing sent,
@@ -225,10 +226,12 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
     if plan.empty:
         commit_oid = head
         hub.log("Nothing changed since the last commit: no new commit.")
-        if move_tag:  # --force-tag: the tag names other content, the head this releas        if tagged is None or move_tag:
+        if tagged is None or move_tag:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
             hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "
-                    f"commit): tagging it {plan.tag}.").path)) for f in plan.add + plan.update]
+                    f"commit): tagging it {plan.tag}.")
+    else:
+        operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
         operations += [Delete(path_in_repo=p) for p in plan.delete]
 
         def applied_earlier():
