@@ -521,6 +521,20 @@ def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub):
     assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older
 
 
+
+def test_force_tag_onto_a_head_holding_the_release_says_it_moves_the_tag(released, hub):
+    """The head already holds this release and the tag names other content: --force-tag moves
+    it, and says so (no publish stopped after its commit here)."""
+    result, _ = publish_in_process(released, hub)
+    repo = hub.repos[hub_repo()]
+    head = repo.branches["main"]
+    repo.tags[TAG] = repo.commits[head].parent  # the tag moved off the release, onto other content
+    result, lines = publish_in_process(released, hub, force_tag=True)
+    said = "\n".join(lines)
+    assert isinstance(result, dict) and result["commit"] == head and repo.tags[TAG] == head, result
+    assert f"names other content (commit {repo.commits[head].parent[:12]}): moving {TAG} to {head[:12]}" in said, said
+    assert "stopped after its commit" not in said
+
 # --- the storage down, slow or failing; rate limits -----------------------------------------
 
 @pytest.mark.parametrize("fault", ["down", pytest.param("slow", marks=pytest.mark.slow), "erroring"])

@@ -226,7 +226,10 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
     if plan.empty:
         commit_oid = head
         hub.log("Nothing changed since the last commit: no new commit.")
-        if tagged is None or move_tag:
+        if move_tag:  # --force-tag: the tag names other content, the head this release
+            hub.log(f"The branch head {head[:12]} holds this release and {plan.tag} names other content "
+                    f"(commit {tagged[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
+        elif tagged is None:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
             hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "
                     f"commit): tagging it {plan.tag}.")
