@@ -1,6 +1,10 @@
 import hashlib
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,7 +16,7 @@ from neurips_abstracts.core.resources import hub_repo
 from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.publish import stage_release
 
-from tests.helpers import git, make_dump, make_project, run_cli
+from tests.helpers import ROOT, git, make_dump, make_project, run_cli
 from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
 from tests.hub.hub_server import Hub
 
@@ -517,6 +521,20 @@ def test_moving_a_tag_survives_a_lost_answer_to_its_deletion(released, hub):
     assert repo.tags == {TAG: repo.branches["main"]} and repo.branches["main"] == result["commit"] != older
 
 
+
+def test_force_tag_onto_a_head_holding_the_release_says_it_moves_the_tag(released, hub):
+    """The head already holds this release and the tag names other content: --force-tag moves
+    it, and says so (no publish stopped after its commit here)."""
+    result, _ = publish_in_process(released, hub)
+    repo = hub.repos[hub_repo()]
+    head = repo.branches["main"]
+    repo.tags[TAG] = repo.commits[head].parent  # the tag moved off the release, onto other content
+    result, lines = publish_in_process(released, hub, force_tag=True)
+    said = "\n".join(lines)
+    assert isinstance(result, dict) and result["commit"] == head and repo.tags[TAG] == head, result
+    assert f"names other content (commit {repo.commits[head].parent[:12]}): moving {TAG} to {head[:12]}" in said, said
+    assert "stopped after its commit" not in said
+
 # --- the storage down, slow or failing; rate limits -----------------------------------------
 
 @pytest.mark.parametrize("fault", ["down", pytest.param("slow", marks=pytest.mark.slow), "erroring"])
@@ -596,3 +614,58 @@ def test_another_4xx_is_refused_in_one_line_and_not_retried(released, hub, statu
     assert proc.returncode == 1 and len(failed) == 1, proc.stderr
     assert f"commit: the Hub refused ({status})" in failed[0] and HOLDS["xorb upload"] in failed[0]
     assert len(hub.commits_received()) == 1 and "retrying" not in proc.stdout
+
+
+# --- Ctrl-C while publish talks to the Hub ---------------------------------------------------------
+
+@pytest.mark.skipif(os.name == "nt", reason="SIGINT to a process is POSIX's")
+@pytest.mark.parametrize("step, holds", [  # each row a publish process of its own: one in the default suite
+    pytest.param("create repo", "the Hub holds nothing sent by this run", marks=pytest.mark.slow),
+    pytest.param("commit", "run publish again, it tags that commit instead", marks=pytest.mark.slow),
+    ("tag", "run publish again to tag it"),
+])
+def test_ctrl_c_while_the_hub_holds_a_request_stops_publish_and_says_what_the_hub_holds(released, hub, step, holds):
+    """SIGINT while a request waits on the Hub (a "timeout" fault holds the connection): publish
+    stops at once, not after --timeout, exits 1 and prints one line of what the Hub holds; no
+    "finished" line and no temporary folder named."""
+    hub.fail_step(step, "timeout")
+    env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(released.parent / "hf-home"),
+           "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_TOKEN": TOKEN}
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "build_dataset.py"), "publish", "--dist", str(released / "dist"), "--raw",
+         str(released / "raw"), "--backoff", "0.01", "--timeout", "25"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not hub.step_requests(step) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.3)  # the request is on the wire, the Hub holding it
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=15)  # well within --timeout: the signal, not the Hub, ended it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if re.match(r"(interrupted|publish failed|error)\b", line)]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: ") and holds in lines[0], err
+    assert "neurips-abstracts-tmp" not in err and "came after" not in err and "complete" not in out + err
+    assert hub.gave_up == [True]  # publish closed the held connection
+
+
+@pytest.mark.parametrize("status", ["429", pytest.param("503", marks=pytest.mark.slow)])
+def test_a_storage_429_or_503_is_retried_on_publishs_backoff_since_hf_xet_hides_retry_after(released, hub, status):
+    """hf_xet reports a failed storage request as an error naming its status in words, without the
+    answer's headers: the Retry-After the storage sent cannot be read, so publish waits its own
+    backoff (and says so) and the next try goes through."""
+    hub.fail_step("xorb upload", status, retry_after="7")
+    proc = publish(released, hub, "--attempts", "2", "--backoff", "0.25", process=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    retried = [line for line in proc.stdout.splitlines() if line.startswith("upload: Xet storage: ")]
+    assert len(retried) == 1 and status in retried[0] and retried[0].endswith("retrying in 0.25 s (attempt 2 of 2)"), \
+        proc.stdout
+    assert "Retry-After" not in proc.stdout
+    assert len(hub.step_requests("xorb upload")) == 2
+    assert "The Hub holds the release complete" in proc.stdout

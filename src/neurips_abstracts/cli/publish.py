@@ -38,10 +38,10 @@ def _repo_id(ctx, param, value: str | None) -> str:
 @click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True,
-              help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures.")
+              help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures; a 429 or 503 from the Hub waits its Retry-After, one from the Xet storage --backoff (hf_xet does not report Retry-After).")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
 @click.option("--timeout", type=float, default=None,
-              help="Seconds to wait on any one network operation before it counts as failed, and the longest Retry-After waited for (default: 120).")
+              help="Seconds to wait on any one network operation before it counts as failed, and the longest Retry-After of the Hub waited for (default: 120).")
 def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_hub_edits, dist_dir, raw_dir, attempts,
             backoff, timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
@@ -63,7 +63,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
     from ..hub.plan import make_plan, render_plan
-    from ..hub.publish import PublishConfig, PublishError, publish as run_publish
+    from ..core import interrupts
+    from ..hub.publish import PublishConfig, PublishError, PublishInterrupted, publish as run_publish
     from ..hub.steps import staged
 
     try:
@@ -88,9 +89,14 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
                                          **({} if timeout is None else {"timeout_seconds": timeout})),
                     log=click.echo,
                 )
+            except PublishInterrupted as exc:  # its one line: what the Hub holds
+                click.echo(str(exc), err=True)
+                sys.exit(1)
             except PublishError as exc:
                 click.echo(f"publish failed: {exc}", err=True)
                 sys.exit(1)
+            # Tagged: the release is complete on the Hub, and a signal from here on cannot undo it.
+            interrupts.made_elsewhere(f"the Hub holds the release complete: {result['tag_url']}")
     except (DumpError, ContractError) as exc:
         fail(exc)
     click.echo(f"commit: {result['commit_url']}")

@@ -27,6 +27,7 @@ class _State:
     pending: int | None = None  # a signal held, or noted after the commit
     stopped = False  # a signal stopped the command
     target: tuple[str, str] | None = None  # what the command writes, and what it is once committed
+    made: str | None = None  # what a commit made elsewhere than a folder (``made_elsewhere``) holds
 
 
 _state = _State()
@@ -58,7 +59,7 @@ def handled(keep_after_commit: bool = False) -> Iterator[None]:
         return
     saved = {s: signal.getsignal(s) for s in _SIGNALS}
     _state.handled, _state.committed, _state.pending, _state.stopped = True, False, None, False
-    _state.target = None
+    _state.target = _state.made = None
     for s in _SIGNALS:
         signal.signal(s, _on_signal)
     try:
@@ -116,6 +117,13 @@ def writes(folder: str, once_done: str = "is the new release") -> None:
     _state.target = (folder.rstrip("/\\") + "/", once_done)
 
 
+def made_elsewhere(what: str) -> None:
+    """The command's commit was made outside this machine (publish's tag on the Hub): from here
+    on it finishes, signals only noted, and ``what`` (what now holds the work) ends its note."""
+    if _state.handled and _in_main_thread():
+        _state.committed, _state.made = True, what
+
+
 def stopped_note() -> str:
     """The line for a command a signal stopped before its commit (it exits 1): what it left."""
     if _state.target is None:
@@ -127,7 +135,8 @@ def finish_note() -> str | None:
     """What to tell a user whose signal came after the commit (the command exits 0), or None."""
     if _state.committed and _state.pending is not None:
         name = signal.Signals(_state.pending).name
-        done = f"{_state.target[0]} {_state.target[1]}" if _state.target else "everything it wrote is new"
+        done = (_state.made or f"{_state.target[0]} {_state.target[1]}" if _state.made or _state.target
+                else "everything it wrote is new")
         return (f"interrupted: {done} ({name} came after the release was complete: the command finished, and "
                 f"everything it wrote is new)")
     return None

@@ -37,33 +37,29 @@ class HubClient:
         self.token = token
         self.config = config
         self.log = log
+        self._timeouts: dict[int, tuple[object, object]] | None = None  # while entered: id -> (client, its timeout)
 
     def __enter__(self) -> "HubClient":
-        """While publishing, every network operation waits at most ``config.timeout_seconds``.
+        """While publishing, every network operation waits at most ``config.timeout_seconds``;
+        on exit huggingface_hub and the environment are as they were.
 
-        huggingface_hub sends every request through one shared client that it makes with a
-        factory and no timeout: publish sets a factory (``set_client_factory``, public) whose
-        clients have the timeout and the template client's request hooks. hf_xet, which sends
-        the files to the Hub's Xet storage, reads its settings from ``HF_XET_*`` environment
-        variables when huggingface_hub makes its Xet session (the first upload or download of a
-        process): its connect and read timeouts are set to ours, and its own retries off, so
-        that publish's attempts are the only retries and a storage that is down, slow or
-        failing costs at most ``attempts`` x ``timeout`` (plus backoff) per request it makes. (In a
-        process that used Xet before publishing, that session's settings stay: huggingface_hub
-        offers no public way to make a new one. The command runs in a process of its own.)"""
+        huggingface_hub sends every request through one shared client (``get_session``, public)
+        that its factory makes with no timeout: publish sets the timeout on that client
+        (``httpx2.Client.timeout``, public) before each call, since huggingface_hub makes a new
+        one after some failures, and gives each client it touched its own timeout back on exit.
+        The factory is never replaced (huggingface_hub offers no public way to read it, so it
+        could not be put back). hf_xet, which sends the files to the Hub's Xet storage, reads its
+        settings from ``HF_XET_*`` environment variables when huggingface_hub makes its Xet
+        session (the first upload or download of a process): its connect and read timeouts are
+        set to ours, and its own retries off, so that publish's attempts are the only retries and
+        a storage that is down, slow or failing costs at most ``attempts`` x ``timeout`` (plus
+        backoff) per request it makes; the variables are restored on exit. (In a process that
+        used Xet before publishing, that session's settings stay: huggingface_hub offers no
+        public way to make a new one. The command runs in a process of its own.)"""
         import os
 
-        import httpx2
-        from huggingface_hub import get_session, set_client_factory
-
-        template = get_session()
-        hooks, redirects, timeout = template.event_hooks, template.follow_redirects, template.timeout
-
-        def client(seconds):
-            return lambda: httpx2.Client(event_hooks=hooks, follow_redirects=redirects, timeout=seconds)
-
-        self._restore_client = client(timeout)
-        set_client_factory(client(self.config.timeout_seconds))
+        self._timeouts = {}
+        self._bound_session()
         wait = f"{max(1, round(self.config.timeout_seconds * 1000))}ms"
         xet = {"HF_XET_CLIENT_RETRY_MAX_ATTEMPTS": "0", "HF_XET_CLIENT_CONNECT_TIMEOUT": wait,
                "HF_XET_CLIENT_READ_TIMEOUT": wait}
@@ -71,12 +67,23 @@ class HubClient:
         os.environ.update(xet)
         return self
 
+    def _bound_session(self) -> None:
+        """huggingface_hub's shared client, with publish's timeout (its own kept to restore)."""
+        from huggingface_hub import get_session
+
+        if self._timeouts is None:  # not entered: nothing to restore, nothing changed
+            return
+        session = get_session()
+        if id(session) not in self._timeouts:
+            self._timeouts[id(session)] = (session, session.timeout)
+        session.timeout = self.config.timeout_seconds
+
     def __exit__(self, *exc) -> None:
         import os
 
-        from huggingface_hub import set_client_factory
-
-        set_client_factory(self._restore_client)
+        for session, timeout in self._timeouts.values():
+            session.timeout = timeout
+        self._timeouts = None
         for name, value in self._restore_env.items():
             if value is None:
                 os.environ.pop(name, None)
@@ -89,8 +96,10 @@ class HubClient:
     def call(self, what: str, fn, *args, recover: Callable[[], object] | None = None,
              recover_on: tuple[int, ...] = (409, 412), **kwargs):
         """``fn(*args, **kwargs)``, retried on transient errors: 5xx, 429, timeouts, connection
-        errors, and the Xet storage's failures. A 429 or 503 with ``Retry-After`` is retried after
-        the wait it asks for, if that is no longer than the timeout. When the Hub answers a status
+        errors, and the Xet storage's failures. A 429 or 503 of the Hub with ``Retry-After`` is
+        retried after the wait it asks for, if that is no longer than the timeout; one of the Xet
+        storage after the backoff, since hf_xet's error names the status in words but carries no
+        headers (its ``Retry-After`` is lost). When the Hub answers a status
         of ``recover_on``, ``recover()`` may show that an earlier try went through: its result is
         returned instead."""
         import httpx2  # what huggingface_hub talks through: its network errors are httpx2's
@@ -100,6 +109,7 @@ class HubClient:
         for attempt in range(1, self.config.attempts + 1):
             pause = wait
             try:
+                self._bound_session()
                 return fn(*args, **kwargs)
             except HfHubHTTPError as exc:
                 status = exc.response.status_code if exc.response is not None else None

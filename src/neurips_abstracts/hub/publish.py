@@ -17,8 +17,9 @@ Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.
 * The LFS files (the Parquet) are sent first (``preupload_lfs_files``: through hf_xet to the
   Hub's Xet storage, or git LFS without hf_xet), then the commit names them.
 * Transient answers are retried as the Hub means them: 5xx, timeouts, reset connections and the
-  storage's failures after a backoff; 429 and 503 after the wait ``Retry-After`` asks (refused
-  at once if that is longer than the timeout); other 4xx refuse at once.
+  storage's failures after a backoff; the Hub's 429 and 503 after the wait ``Retry-After`` asks
+  (refused at once if that is longer than the timeout), the storage's after the backoff (hf_xet
+  does not report ``Retry-After``); other 4xx refuse at once.
 * A run can stop at any Hub call and the next run finishes the release: a branch head holding
   exactly this release's files is the commit of an earlier run (or the same content), so it is
   tagged, not committed again. Every failure is one line saying what the Hub holds (nothing sent,
@@ -68,10 +69,13 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
     from ..build import build
     from ..core.schema import TABLES
 
+    # Not ``final``: the stage is not what publish was asked to make, the Hub's release is, so a
+    # signal once it is staged still stops publish (which says what the Hub holds).
     if staged_as_copy(repo_id):
-        replace_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist])
+        replace_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist],
+                    final=False)
         return
-    build(raw, out, repo_id=repo_id, previous=dist)  # the ids dist kept: a rebuild on itself is a fixpoint
+    build(raw, out, repo_id=repo_id, previous=dist, final=False)  # the ids dist kept: a rebuild on itself is a fixpoint
     for table in TABLES:
         staged, built = release_table_paths(out, table), release_table_paths(dist, table)
         if staged != built or any(sha256_file(out / rel) != sha256_file(dist / rel) for rel in staged):
@@ -122,12 +126,15 @@ def publish(
     if not token:
         raise PublishError("no token: set HF_TOKEN or log in with `hf auth login`")
     hub = HubClient(token, endpoint, config, log)
+    holds = [NOTHING_SENT]  # what the Hub holds if publish stops now, kept by _publish as it goes
     try:
         with hub:
             return _publish(hub, dist, repo_id, revision, private, force_tag, discard_hub_edits,
-                            CommitOperationAdd, CommitOperationDelete)
+                            CommitOperationAdd, CommitOperationDelete, holds)
     except PublishError as exc:
         raise type(exc)(hub.redact(str(exc))) from None
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core.interrupts): stopped where it was
+        raise PublishInterrupted(f"interrupted: {hub.redact(holds[0])}") from None
 
 
 def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
@@ -153,6 +160,10 @@ def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, r
         hub.log(f"The Hub's {record.tag} ({record.commit[:12]}): every id it published is kept, with its history.")
 
 
+class PublishInterrupted(PublishError):
+    """A signal stopped publish; its message is the one line saying what the Hub holds."""
+
+
 # What the Hub holds when a publish stops, said at the end of its one line.
 NOTHING_SENT = "the Hub holds nothing sent by this run: nothing was published"
 FILES_SENT = ("the Hub holds no commit of this release, at most files sent to its storage: nothing was published; "
@@ -172,7 +183,8 @@ def _then(note: str, only: type[PublishError] = PublishError, unless: tuple[type
         raise type(exc)(f"{exc}; {note}") from None
 
 
-def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discard_hub_edits, Add, Delete) -> dict:
+def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discard_hub_edits, Add, Delete,
+             holds: list[str]) -> dict:
     api = hub.api
     with _then(NOTHING_SENT, only=HubUnavailable):
         me = hub.call("whoami", api.whoami)
@@ -214,7 +226,10 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
     if plan.empty:
         commit_oid = head
         hub.log("Nothing changed since the last commit: no new commit.")
-        if tagged is None or move_tag:
+        if move_tag:  # --force-tag: the tag names other content, the head this release
+            hub.log(f"The branch head {head[:12]} holds this release and {plan.tag} names other content "
+                    f"(commit {tagged[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
+        elif tagged is None:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
             hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "
                     f"commit): tagging it {plan.tag}.")
@@ -238,10 +253,12 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
             return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
 
         additions = [op for op in operations if isinstance(op, Add)]
+        holds[0] = FILES_SENT
         with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
             hub.call("upload", api.preupload_lfs_files, repo_id, additions, repo_type="dataset", revision=revision,
                      free_memory=False)
         # refused, the commit was not made; unanswered, it may have been
+        holds[0] = MAYBE_COMMITTED
         with _then(FILES_SENT, unless=(HubUnavailable,)), _then(MAYBE_COMMITTED, only=HubUnavailable):
             info = hub.call(
                 "commit",
@@ -270,13 +287,15 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
             refs_now = hub.call("move tag", api.list_repo_refs, repo_id, repo_type="dataset")
             return None if any(t.name == plan.tag for t in refs_now.tags) else True
 
-        with _then(f"the Hub holds commit {commit_oid[:12]}, its tag {plan.tag} may be missing: run publish again "
-                   "to tag it"):
+        holds[0] = (f"the Hub holds commit {commit_oid[:12]}, its tag {plan.tag} may be missing: run publish again "
+                    "to tag it")
+        with _then(holds[0]):
             if move_tag:
                 hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset",
                          recover=untagged_earlier, recover_on=(404,))
             hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
                      tag_message=plan.message, recover=tagged_earlier)
+    holds[0] = f"the Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}"
     hub.log(f"The Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}.")
     base = f"{hub.endpoint}/datasets/{repo_id}"
     result = {
