@@ -66,7 +66,7 @@ def old_and_new(tmp_path_factory):
 
 @posix
 @pytest.mark.parametrize("point,sig,finished", [
-    ("filling", "SIGINT", False), ("filled", "SIGTERM", False),
+    ("started", "SIGINT", False), ("filling", "SIGINT", False), ("filled", "SIGTERM", False),
     ("moved-aside", "SIGINT", True), ("moved-aside", "SIGTERM", True), ("swapped", "SIGINT", True),
     ("exiting", "SIGINT", True), ("exiting", "SIGTERM", True),
 ])

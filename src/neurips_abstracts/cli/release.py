@@ -46,8 +46,12 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from ..core.resources import CHECKOUT_ROOT
     from ..release.docs import docs_skipped
 
+    from ..core.guard import kill_point
+    from ..core.interrupts import writes
     from ..core.schema import hidden
 
+    writes(out_dir)  # a Ctrl-C from the start says what it left: OUT unchanged (one wording, early or late)
+    kill_point("started")
     try:
         # pyarrow imports pandas the first time it makes an array, to ask whether its input is a
         # pandas object; nothing in a build is, and that import was a third of a small build's
