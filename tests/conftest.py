@@ -165,3 +165,34 @@ def _signal_handlers_kept():
     for s, handler in before.items():
         signal.signal(s, handler)
     assert after == before, f"the test changed the signal handlers: {after}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _package_published_nothing():
+    """Outside any clone the checkout the package runs from is the package's own record, and this
+    checkout's is the project's real history. Tests build projects of their own (fixtures they
+    make), so the package runs as one that has published nothing, unless a test asks for
+    ``package_record``."""
+    from neurips_abstracts.release import record
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(record, "_package_clone", lambda: None)
+        yield
+
+
+@pytest.fixture
+def package_record(monkeypatch):
+    """The package's own record as the product reads it (``record._package_clone``: the clone of
+    the checkout it runs from); a test asking for this fixture sets that checkout itself."""
+    from neurips_abstracts.release import record
+
+    monkeypatch.setattr(record, "_package_clone", _PACKAGE_CLONE)
+
+
+def _package_clone_unpatched():
+    from neurips_abstracts.release import record
+
+    return record._package_clone
+
+
+_PACKAGE_CLONE = _package_clone_unpatched()

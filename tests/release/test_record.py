@@ -252,8 +252,12 @@ def test_a_stray_dump_named_file_above_the_project_refuses_nothing(history, tmp_
     assert r.returncode == 0, r.stderr
 
 
-def test_the_record_lists_what_was_published_and_how(history, tmp_path):
+def test_the_record_lists_what_was_published_and_how(history, tmp_path, monkeypatch):
+    from neurips_abstracts.release import record as record_module
     from neurips_abstracts.release.record import published_record
+
+    for source in ("_package_clone", "_package_changelog"):  # a package that has published nothing
+        monkeypatch.setattr(record_module, source, lambda: None)
 
     record = published_record(history / "raw", history / "dist")
     assert [(p.version, p.how) for p in record.published] == [("1.1.0", "git tag v1.1.0"), ("1.0.0", "git tag v1.0.0")]
@@ -287,3 +291,25 @@ def test_advice_names_git_only_in_a_clone(tmp_path):
     dump.write_bytes(make_dump(["Another new abstract: diffusion models that sample manifolds with a learned metric."]))
     r = run_cli("add", str(dump), cwd=work)
     assert r.returncode == 0 and "next: git add" in r.stdout, r.stdout
+
+
+def test_a_copy_of_raw_built_outside_the_clone_is_held_to_the_packages_own_record(history, tmp_path, monkeypatch,
+                                                                                  package_record):
+    """Run from a checkout, a copy of raw/ built in a folder outside any clone started a new id
+    history, exit 0, saying none was published: the checkout's tags and CHANGELOG are the
+    package's own record, as an installed package's bundled CHANGELOG is."""
+    from neurips_abstracts.core import resources
+
+    monkeypatch.setattr(resources, "checkout", lambda: history)  # the package runs from this clone
+    published = ids_of(history / "dist")
+    copy = tmp_path / "copyX"
+    shutil.copytree(history / "raw", copy / "raw")
+    line = one_line_refusal(tmp_path, "build", "--raw", str(copy / "raw"), "--out", str(copy / "dist"))
+    assert "git tag v1.1.0 of the package's checkout" in line and "--first-release" in line, line
+    r = run_cli("build", "--raw", str(copy / "raw"), "--out", str(copy / "dist"), "--previous", "1.1.0", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    keeps_published(copy / "dist", published)
+    assert "ids since 1.1.0, the newest published release" in r.stdout
+    r = run_cli("build", "--raw", str(copy / "raw"), "--out", str(copy / "first"), "--first-release", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "none is published yet" not in r.stdout and "since 1.1.0" in r.stdout

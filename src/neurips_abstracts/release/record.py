@@ -81,6 +81,8 @@ class Record:
     clone: Path | None  # the git clone the releases are read from (None: outside any clone)
     published: tuple[Published, ...]  # newest first, one per version
     project: Path | None  # the folder holding raw/ (for its git history's evidence)
+    # outside any clone, the clone of the checkout the package runs from (its own record), if any
+    package: Path | None = None
 
     @property
     def newest(self) -> Published | None:
@@ -111,13 +113,15 @@ class Record:
     def ways_out(self, folder: Path) -> str:
         named = ("build with --previous naming one (a folder, a released version or a git revision)"
                  if self.clone is not None else
+                 "build with --previous naming one (a release folder, a released version, or hub:vX.Y.Z: the release "
+                 "tagged on the Hub)" if self.package is not None else
                  "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
         return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
 
 
 def _package_changelog() -> str | None:
     """The CHANGELOG.md an installed package carries (None when running from a checkout, whose
-    CHANGELOG is the project's and counts only for the project's own folders)."""
+    record is read from its clone instead: see ``_package_clone``)."""
     from ..core.resources import checkout, read_text
 
     if checkout() is not None:
@@ -126,6 +130,16 @@ def _package_changelog() -> str | None:
         return read_text(CHANGELOG)
     except (OSError, FileNotFoundError):
         return None
+
+
+def _package_clone() -> Path | None:
+    """The clone of the checkout the package runs from (None: an installed package, or a checkout
+    outside git). Its tags and CHANGELOG are the package's own record, as an installed package's
+    bundled CHANGELOG is: they count wherever the folders are when no clone holds them."""
+    from ..core.resources import checkout
+
+    root = checkout()
+    return clone_of(root) if root is not None else None
 
 
 def published_record(raw: str | Path | None = None, out: str | Path | None = None,
@@ -156,6 +170,15 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
         if path.is_file():
             for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
                 add(v, f"{name} dates version {v}")
+    package = _package_clone() if clone is None else None
+    if package is not None:  # running from a checkout: its tags and CHANGELOG are the package's own record
+        for tag in text(package, "tag", "--list", "v[0-9]*").split():
+            add(tag[1:], f"git tag {tag} of the package's checkout {package}")
+        changelogs = [(package / CHANGELOG, f"the package's {CHANGELOG} ({package / CHANGELOG})")]
+        for path, name in changelogs:
+            if path.is_file():
+                for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
+                    add(v, f"{name} dates version {v}")
     if clone is None:
         if (bundled := _package_changelog()) is not None:
             for v in released_versions(bundled):
@@ -165,7 +188,7 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
             if v:
                 add(v, f"{folder}/{CHANGELOG} dates version {v}, the release's own")
     ordered = sorted(found.items(), key=lambda kv: version_key(kv[0]), reverse=True)
-    return Record(clone, tuple(Published(v, how) for v, how in ordered), project)
+    return Record(clone, tuple(Published(v, how) for v, how in ordered), project, package)
 
 
 def _manifest_version(folder: Path) -> str | None:
@@ -212,12 +235,16 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
         for folder in _local_releases(beside, out):
             if _manifest_version(folder) == m[1]:
                 return [str(folder)], release_at(folder)
+        if record.package is not None:  # the package's own checkout holds its releases
+            return [], release_at(release_from_git(spec, record.package, into)[0])
         try:  # outside a clone, the Hub is where a version named is published
             return [], release_at(_from_hub(f"v{m[1]}", into))
         except DumpError as exc:
             raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
                             f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
                             "release folder (a downloaded release)") from None
+    if record.package is not None:
+        return [], release_at(release_from_git(spec, record.package, into)[0])
     raise DumpError(spec, "not a folder, and there is no git clone here to read a revision from; give a release "
                     "folder, a released version or hub:vX.Y.Z")
 
