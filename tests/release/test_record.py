@@ -174,6 +174,23 @@ def test_an_ids_table_rewritten_with_its_sums_is_refused_against_the_manifest(hi
     assert IDS in line and f"disagrees with the ids {MANIFEST} lists" in line
 
 
+@pytest.mark.parametrize("count", ["papers", "records", "relations.canonical", "dumps", "ids.current"])
+def test_manifest_counts_that_disagree_with_the_tables_are_refused(history, count):
+    """A manifest whose counts disagree with its tables, SHA256SUMS rewritten to match, was
+    accepted as anchor: only its ids were checked."""
+    from neurips_abstracts.release.contents import sha256sums
+
+    dist = history / "dist"
+    manifest = json.loads((dist / MANIFEST).read_text())
+    where, _, key = count.rpartition(".")
+    held = manifest["counts"][where] if where else manifest["counts"]
+    held[key] -= 1
+    (dist / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (dist / SUMS).write_text(sha256sums(dist))
+    line = one_line_refusal(history, "build", "--previous", "dist", "--out", "built")
+    assert MANIFEST in line and f"counts.{count} is {held[key]}" in line and "damaged" in line, line
+
+
 def test_a_tampered_ids_table_is_refused_by_its_sha256(history):
     """The same number of rows, one first_release changed, SHA256SUMS left alone: refused by the
     SHA-256 comparison itself (a survivor of the mutation that disabled it)."""
