@@ -241,7 +241,7 @@ def test_a_killed_builds_litter_is_named_as_what_the_next_build_restores(history
     (history / "dist").rename(history / ".dist.neurips-abstracts-old-4194302-abc123")  # a pid no process has
     dump = tmp_path / "new.txt"
     dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
-    for args in (("check", "--no-docs"), ("add", str(dump), "--dry-run")):
+    for args in (("check", "--no-docs"), ("add", str(dump), "--dry-run"), ("verify", "dist"), ("diff", "1.1.0", "dist")):
         line = one_line_refusal(history, *args)
         assert "the next `python build_dataset.py build` restores it" in line and "git checkout" not in line, line
     assert run_cli("build", cwd=history).returncode == 0
@@ -330,3 +330,17 @@ def test_a_copy_of_raw_built_outside_the_clone_is_held_to_the_packages_own_recor
     r = run_cli("build", "--raw", str(copy / "raw"), "--out", str(copy / "first"), "--first-release", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "none is published yet" not in r.stdout and "since 1.1.0" in r.stdout
+
+
+def test_diff_names_releases_as_build_does(history, tmp_path, package_record, monkeypatch):
+    """diff kept a resolver of its own: hub:v1.1.0 was "neither a dist/ folder nor a git
+    revision", and outside a clone it read the checkout's git while build asked the Hub."""
+    from neurips_abstracts.release import record as record_module
+
+    monkeypatch.setattr(record_module, "_from_hub", lambda tag, into: shutil.copytree(history / "dist", into) and into)
+    r = run_cli("diff", "hub:v1.1.0", "dist", cwd=history)
+    assert r.returncode == 0, r.stderr
+    monkeypatch.setattr(record_module, "_package_clone", lambda: history)  # run from this checkout
+    (tmp_path / "out").mkdir()
+    r = run_cli("diff", "1.1.0", str(history / "dist"), cwd=tmp_path / "out")
+    assert r.returncode == 0 and "1.1.0 (" in r.stdout, r.stderr

@@ -210,43 +210,69 @@ def _dated_version(folder: Path) -> str | None:
         return None
 
 
-def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
-                    ) -> tuple[list[str], PreviousRelease | None]:
-    """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a folder; a
-    released version (from the clone's git history; outside a clone, a release folder at hand of
-    that version, else the Hub's tag); a git revision of the clone; ``hub:vX.Y.Z``; or
-    ``BESIDE_RAW``, the default: the release ``out`` holds (the one being replaced), else the
-    one beside raw/ (refused, naming the ways out, where missing although the project has
-    published). None for a first release. Also returns the folders read that must survive a
-    build (see ``guard``)."""
-    if spec is None or isinstance(spec, PreviousRelease):
-        return [], spec
-    if spec == BESIDE_RAW:
-        return [], _default(record, beside, out, into)
+def killed_build_left(folder: str | Path) -> str | None:
+    """What every command says of a release folder a build killed between its renames moved
+    aside (``guard.moved_aside``), or None: it is not missing that way."""
+    litter = moved_aside(Path(folder))
+    if litter is None:
+        return None
+    return (f"missing: a build killed between its renames left it moved aside as {litter.name}; "
+            "the next `python build_dataset.py build` restores it")
+
+
+def locate_release(spec: str, record: Record, into: Path, local: list[Path] = ()) -> tuple[Path, str | None]:
+    """The folder holding the release ``spec`` names, unread, and the commit it was read from
+    (None: a folder; ``"hub"``: the Hub's tag). ``spec`` is a folder, ``hub:vX.Y.Z``, a released
+    version or a git revision of the record's clone; outside any clone, a version is a release
+    folder at hand (``local``) of that version, else the package's own checkout's, else the
+    Hub's tag; a revision is the package's checkout's. Every command names releases this way."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
-        return [], release_at(_from_hub(spec[len(HUB_PREFIX):], into))
+        return _from_hub(spec[len(HUB_PREFIX):], into), "hub"
     if Path(spec).exists() or Path(spec).is_symlink():
-        return [spec], release_at(spec)
+        return Path(spec), None
+    if (said := killed_build_left(spec)) is not None:
+        raise DumpError(spec, said)
     if record.clone is not None:
-        folder, _commit = release_from_git(spec, record.clone, into)
-        return [], release_at(folder)
+        return release_from_git(spec, record.clone, into)
     if m := VERSION_RE.fullmatch(spec):
-        for folder in _local_releases(beside, out):
+        for folder in local:
             if _manifest_version(folder) == m[1]:
-                return [str(folder)], release_at(folder)
+                return folder, None
         if record.package is not None:  # the package's own checkout holds its releases
-            return [], release_at(release_from_git(spec, record.package, into)[0])
+            return release_from_git(spec, record.package, into)
         try:  # outside a clone, the Hub is where a version named is published
-            return [], release_at(_from_hub(f"v{m[1]}", into))
+            return _from_hub(f"v{m[1]}", into), "hub"
         except DumpError as exc:
             raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
                             f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
                             "release folder (a downloaded release)") from None
     if record.package is not None:
-        return [], release_at(release_from_git(spec, record.package, into)[0])
+        return release_from_git(spec, record.package, into)
     raise DumpError(spec, "not a folder, and there is no git clone here to read a revision from; give a release "
                     "folder, a released version or hub:vX.Y.Z")
+
+
+def record_here(repo: Path | None = None) -> Record:
+    """The record as known from the current folder (``repo``: the clone to read instead), for
+    a command that names releases without building one (``diff``)."""
+    clone = clone_of(repo) if repo is not None else clone_of(Path.cwd())
+    return Record(clone, (), None, None if clone is not None or repo is not None else _package_clone())
+
+
+def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
+                    ) -> tuple[list[str], PreviousRelease | None]:
+    """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a release named
+    as :func:`locate_release` reads it; or ``BESIDE_RAW``, the default: the release ``out`` holds
+    (the one being replaced), else the one beside raw/ (refused, naming the ways out, where
+    missing although the project has published). None for a first release. Also returns the
+    folders read that must survive a build (see ``guard``)."""
+    if spec is None or isinstance(spec, PreviousRelease):
+        return [], spec
+    if spec == BESIDE_RAW:
+        return [], _default(record, beside, out, into)
+    folder, commit = locate_release(str(spec), record, into, _local_releases(beside, out))
+    return ([] if commit else [str(folder)]), release_at(folder)
 
 
 def _from_hub(tag: str, into: Path) -> Path:
@@ -276,10 +302,8 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
             local = read_previous(folder)
             break
     if local is None:
-        litter = moved_aside(beside)
-        if litter is not None:
-            raise DumpError(str(beside), f"missing: a build killed between its renames left it moved aside as {litter.name}; "
-                            "the next `python build_dataset.py build` restores it")
+        if (said := killed_build_left(beside)) is not None:
+            raise DumpError(str(beside), said)
         evidence = record.evidence()
         if evidence:
             what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
