@@ -344,3 +344,19 @@ def test_diff_names_releases_as_build_does(history, tmp_path, package_record, mo
     (tmp_path / "out").mkdir()
     r = run_cli("diff", "1.1.0", str(history / "dist"), cwd=tmp_path / "out")
     assert r.returncode == 0 and "1.1.0 (" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("rel", ["../escaped.txt", "/tmp/escaped.txt", "data/../../escaped.txt"])
+def test_a_committed_sums_file_naming_a_path_outside_the_release_writes_nothing_there(history, tmp_path, rel):
+    """release_from_git wrote into/rel for every line of a committed SHA256SUMS, '..' and absolute
+    paths included."""
+    from neurips_abstracts.core.errors import DumpError
+    from neurips_abstracts.release.git_release import release_from_git
+
+    sums = history / "dist" / SUMS
+    sums.write_text(sums.read_text() + f"{'0' * 64}  {rel}\n")
+    git(history, "commit", "-qam", "crafted")
+    into = tmp_path / "a" / "b" / "into"
+    with pytest.raises(DumpError, match="a path outside the release"):
+        release_from_git("HEAD", history, into)
+    assert not (tmp_path / "a" / "escaped.txt").exists() and not Path("/tmp/escaped.txt").exists()
