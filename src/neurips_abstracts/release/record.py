@@ -1,4 +1,6 @@
-"""What this project has published: the one record every command measures paper ids against.
+"""What this project has published: the record ``build``, ``check`` and ``add`` measure paper ids
+against, and the one way every command names a release (:func:`locate_release`; ``verify --hub``
+and ``publish`` read the Hub's tags through ``hub_record`` themselves).
 
 A promise already published (an id, its ``first_release``, a version) is checked against what
 was released, never inferred from where folders stand. What was released is known from:
@@ -7,7 +9,8 @@ was released, never inferred from where folders stand. What was released is know
   written, or raw/ (``git rev-parse --show-toplevel`` from those folders, wherever the command
   runs), and the versions that clone's CHANGELOG.md dates;
 * outside any clone: the CHANGELOG.md of the folder holding raw/ (an unpacked sdist), the
-  package's own CHANGELOG.md (an installed package: the copy it carries), and what a release
+  package's own record (run from a checkout: that clone's tags and CHANGELOG.md; an installed
+  package: the CHANGELOG.md it carries), and what a release
   folder's manifest says of itself (its version, where its CHANGELOG dates it);
 * the Hub's release tags (``hub:vX.Y.Z``), read when a command names them (``publish``,
   ``verify --hub``, ``--previous hub:…``): the Hub is never asked behind a build's back.
@@ -40,6 +43,7 @@ from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_prev
 from .contents import CHANGELOG, changelog_date, released_versions
 from .git_release import VERSION_RE, git, release_commit, release_from_git, text
 from .hub_record import version_key
+from .record_checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 def clone_of(*folders: str | Path | None) -> Path | None:
@@ -317,83 +321,6 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
         if commit is not None:  # the newest release, read from git: the folder is an older one
             return release_at(release_from_git(commit, record.clone, into)[0])
     return local
-
-
-def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:
-    """Refuse an anchor older than the newest published release, naming both: its ids would be
-    re-dated, or lost. A released version rebuilt on its own release is no new release."""
-    newest = record.newest
-    if previous is None or newest is None or version_key(previous.version) >= version_key(newest.version):
-        return
-    if previous.version == version and record.find(version):
-        return  # a released version rebuilt from its own release (check at its commit)
-    given = f"--previous {named}" if named else previous.path
-    raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
-                    f"its ids would be re-dated or lost; build on {newest.version} (--previous {newest.version}"
-                    f"{'' if record.clone is not None else ' or a folder holding it'})", code="older-anchor")
-
-
-def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
-                replaced: PreviousRelease | None) -> None:
-    """Refuse a build that mints or retires an id under a version the record holds (naming the
-    bump), or that drops or re-dates an id of the release it replaces (``replaced``)."""
-    before = {r.id: r for r in previous.ids} if previous else {}
-    minted = sum(r.id not in before for r in ids)
-    retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
-                  for r in ids)
-    published = record.find(version)
-    if published and previous is not None and (minted or retired):  # --first-release: over on purpose
-        did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
-                                       f"retire {retired}" if retired else "") if x)
-        major, minor, _patch = version_key(version)
-        raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
-                        f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
-                        code="published-version")
-    now = {r.id: r.first_release for r in ids}
-    kept = None
-    if previous is not None and not (published and previous.version == version):  # not a rebuild of a release
-        kept = newest_published_ids(record)
-        if kept is not None:
-            lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
-            if lost:
-                raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
-                                f"that {kept[0]}, the newest published release, holds ({', '.join(lost[:5])}"
-                                f"{' …' if len(lost) > 5 else ''}); build on {kept[0]} (--previous {kept[0]})",
-                                code="drops-ids")
-    if replaced is not None and previous is not None:
-        truth = kept[1] if kept else {}  # an id put back as the newest release published it is no loss
-        lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
-        if lost:
-            raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
-                            f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
-                            "--first-release to start the id history over on purpose", code="drops-ids")
-
-
-def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
-    """The newest published release's version and its ids (id -> first_release), as the manifest
-    its release commit holds lists them (None: not readable here, outside a clone)."""
-    import json
-
-    newest = record.newest
-    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
-        return None
-    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
-    try:
-        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
-        return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
-
-
-def since_published(ids, record: Record) -> dict:
-    """What the ids table says changed since the newest published release: ids first released
-    after it, and ids merged or removed after it."""
-    versions = record.versions()
-    newest = record.newest.version if record.newest else None
-    return {"since": newest,
-            "added": sum(r.first_release not in versions for r in ids),
-            "merged": sum(r.status == "merged" and r.retired_release not in versions for r in ids),
-            "removed": sum(r.status == "removed" and r.retired_release not in versions for r in ids)}
 
 
 def anchored_previous(raw_dir: str | Path, previous, into: Path, writes: str | Path | None = None,
