@@ -360,3 +360,13 @@ def test_a_committed_sums_file_naming_a_path_outside_the_release_writes_nothing_
     with pytest.raises(DumpError, match="a path outside the release"):
         release_from_git("HEAD", history, into)
     assert not (tmp_path / "a" / "escaped.txt").exists() and not Path("/tmp/escaped.txt").exists()
+
+
+def test_the_git_checkout_advised_names_the_release_from_where_it_runs(history, tmp_path):
+    """restore_advice printed `git checkout -- dist` (the folder's name) from any folder."""
+    shutil.rmtree(history / "dist")
+    line = one_line_refusal(tmp_path, "build", "--raw", str(history / "raw"), "--out", str(history / "dist"))
+    assert f"git -C {history.resolve()} checkout -- dist" in line, line
+    (history / "sub").mkdir()
+    line = one_line_refusal(history / "sub", "build", "--raw", "../raw", "--out", "../dist")
+    assert "git checkout -- ../dist" in line, line

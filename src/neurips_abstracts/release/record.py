@@ -72,6 +72,22 @@ def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None
     return None
 
 
+def git_checkout(folder: Path, clone: Path) -> str:
+    """``git checkout`` of ``folder`` as typed where the command runs: its path from the current
+    folder inside ``clone``, else ``git -C <clone>`` and its path in the clone."""
+    import os
+
+    p = Path(folder).absolute()
+    p = p.parent.resolve() / p.name
+    top, here = clone.resolve(), Path.cwd().resolve()
+    if here == top or top in here.parents:
+        return f"git checkout -- {Path(os.path.relpath(p, here)).as_posix()}"
+    try:
+        return f"git -C {top} checkout -- {p.relative_to(top).as_posix()}"
+    except ValueError:
+        return f"git -C {top} checkout -- {p}"
+
+
 @dataclass(frozen=True)
 class Published:
     version: str
@@ -111,7 +127,7 @@ class Record:
     def restore_advice(self, folder: Path) -> str:
         """How to get a release folder back, in words that work where the command runs."""
         if self.clone is not None:
-            return f"restore it (git checkout -- {folder.name})"
+            return f"restore it ({git_checkout(folder, self.clone)})"
         return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
 
     def ways_out(self, folder: Path) -> str:
