@@ -165,3 +165,29 @@ def _signal_handlers_kept():
     for s, handler in before.items():
         signal.signal(s, handler)
     assert after == before, f"the test changed the signal handlers: {after}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _package_published_nothing(request):
+    """Outside any clone the checkout the package runs from is the package's own record, and this
+    checkout's is the project's real history. Tests build projects of their own (fixtures they
+    make), so the package runs in this process as one that has published nothing, unless a test
+    asks for ``package_record``."""
+    from neurips_abstracts.release import record
+
+    request.config.stash[PACKAGE_CLONE] = record._package_clone
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(record, "_package_clone", lambda: None)
+        yield
+
+
+PACKAGE_CLONE = pytest.StashKey()
+
+
+@pytest.fixture
+def package_record(request, monkeypatch):
+    """The package's own record as the product reads it (``record._package_clone``: the clone of
+    the checkout it runs from); a test asking for this fixture may set that checkout itself."""
+    from neurips_abstracts.release import record
+
+    monkeypatch.setattr(record, "_package_clone", request.config.stash[PACKAGE_CLONE])

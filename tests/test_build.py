@@ -44,7 +44,8 @@ def test_byte_identical_across_env_folders_and_file_order(tmp_path):
         raw.mkdir(parents=True)
         for f in order:  # written in a different order: different directory order on disk
             (raw / f.name).write_bytes(f.read_bytes())
-        proc = run_process("build", "--raw", str(raw), "--out", str(work / "dist"), env=env)
+        # a first release: fixture dumps outside any clone, where the package's own record counts
+        proc = run_process("build", "--raw", str(raw), "--out", str(work / "dist"), "--first-release", env=env)
         assert proc.returncode == 0, proc.stderr
         outs.append(work / "dist")
     assert diff_dirs(outs[0], outs[1]) == []
@@ -125,7 +126,7 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
     import pty
     import sys
 
-    quiet = run_process("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"))
+    quiet = run_process("build", "--raw", str(raw_copy), "--out", str(tmp_path / "a"), "--first-release")
     assert quiet.returncode == 0 and quiet.stderr == ""  # redirected: no bar
     out = tmp_path / "b"
     pid, fd = pty.fork()
@@ -135,7 +136,8 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
         import termios
 
         fcntl.ioctl(1, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-        os.execv(sys.executable, [sys.executable, str(ROOT / "build_dataset.py"), "build", "--raw", str(raw_copy), "--out", str(out)])
+        os.execv(sys.executable, [sys.executable, str(ROOT / "build_dataset.py"), "build", "--raw", str(raw_copy), "--out", str(out),
+                                   "--first-release"])
     chunks = []
     while True:
         try:
@@ -200,7 +202,7 @@ def test_cli_build_imports_only_what_it_uses(tmp_path):
         "import gc, sys\n"
         f"sys.path.insert(0, {str(ROOT / 'src')!r})\n"
         "from neurips_abstracts.cli import main\n"
-        f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}]\n"
+        f"sys.argv = ['build_dataset.py', 'build', '--raw', {str(SEED_DIR)!r}, '--out', {str(tmp_path / 'd')!r}, '--first-release']\n"
         "collector_on = {}\n"
         "class Watch:\n"
         "    def find_spec(self, name, path=None, target=None):\n"

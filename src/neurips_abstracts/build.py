@@ -228,7 +228,9 @@ def check(
     if not Path(dist).exists():
         if beside:  # where the project has published, refused with the ways out a build names
             anchored_previous(raw_dir, BESIDE_RAW, Path())
-        raise DumpError(str(dist), f"no such folder: nothing to compare; build it first (build --out {dist})")
+        from .release.record import killed_build_left
+
+        raise DumpError(str(dist), killed_build_left(dist) or f"no such folder: nothing to compare; build it first (build --out {dist})")
     if not Path(dist).is_dir():
         raise DumpError(str(dist), "not a folder: give the dist/ folder to compare")
     # a damaged dist/ is refused, naming the file: its ids cannot be kept, so no rebuild can match it

@@ -90,7 +90,7 @@ def test_messages_name_the_command_as_invoked(tmp_path):
     ("diff", "nope", "dist"),
     ("biuld",),
 ], ids=" ".join)
-def test_in_process_runs_show_what_a_user_sees(args, seeds_dist, tmp_path):
+def test_in_process_runs_show_what_a_user_sees(args, seeds_dist, tmp_path, package_record):
     """run_cli, which most tests use, against a new process on the same command: the same exit
     status, stdout and stderr. A library that writes to stderr by warnings or logging (which the
     test process captures) would show here as a difference."""

@@ -168,6 +168,8 @@ def test_publish_refuses_a_release_that_rewrites_the_history_of_an_id(project, h
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), ids_file)
     manifest = json.loads((older / "build_manifest.json").read_text())  # a release that says so itself
     manifest["ids"] = [[*r[:3], "1.0.0", r[4]] if r[0] == rows[0]["id"] else r for r in manifest["ids"]]
+    was = next(r[3] for r in json.loads((older / "build_manifest.json").read_text())["ids"] if r[0] == rows[0]["id"])
+    manifest["counts"]["ids"]["first_published_in_this_version"] -= was == manifest["dataset_version"]  # its counts too
     (older / "build_manifest.json").write_text(json.dumps(manifest))
     (older / SUMS).write_text(sha256sums(older))
     put_release(hub, folder_bytes(older))

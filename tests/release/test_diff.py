@@ -127,7 +127,7 @@ def test_versions_resolve_from_history_without_tags(builds, tmp_path):
     assert load_side("1.2.0", repo=repo).tables["papers"].equals(load_side(str(tmp / "new")).tables["papers"])
 
 
-def test_diff_cli_names_a_version_no_commit_held(tmp_path):
+def test_diff_cli_names_a_version_no_commit_held(tmp_path, package_record):
     proc = run_cli("diff", "v999.0.0", "dist", cwd=tmp_path)
     assert proc.returncode == 1 and "v999.0.0: error: no commit of the git history" in proc.stderr and "Traceback" not in proc.stderr
     help_text = run_cli("diff", "--help").stdout

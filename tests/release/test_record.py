@@ -174,6 +174,23 @@ def test_an_ids_table_rewritten_with_its_sums_is_refused_against_the_manifest(hi
     assert IDS in line and f"disagrees with the ids {MANIFEST} lists" in line
 
 
+@pytest.mark.parametrize("count", ["papers", "records", "relations.canonical", "dumps", "ids.current"])
+def test_manifest_counts_that_disagree_with_the_tables_are_refused(history, count):
+    """A manifest whose counts disagree with its tables, SHA256SUMS rewritten to match, was
+    accepted as anchor: only its ids were checked."""
+    from neurips_abstracts.release.contents import sha256sums
+
+    dist = history / "dist"
+    manifest = json.loads((dist / MANIFEST).read_text())
+    where, _, key = count.rpartition(".")
+    held = manifest["counts"][where] if where else manifest["counts"]
+    held[key] -= 1
+    (dist / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (dist / SUMS).write_text(sha256sums(dist))
+    line = one_line_refusal(history, "build", "--previous", "dist", "--out", "built")
+    assert MANIFEST in line and f"counts.{count} is {held[key]}" in line and "damaged" in line, line
+
+
 def test_a_tampered_ids_table_is_refused_by_its_sha256(history):
     """The same number of rows, one first_release changed, SHA256SUMS left alone: refused by the
     SHA-256 comparison itself (a survivor of the mutation that disabled it)."""
@@ -224,7 +241,7 @@ def test_a_killed_builds_litter_is_named_as_what_the_next_build_restores(history
     (history / "dist").rename(history / ".dist.neurips-abstracts-old-4194302-abc123")  # a pid no process has
     dump = tmp_path / "new.txt"
     dump.write_bytes(make_dump(["A new abstract on regret bounds for sparse linear bandits with graph feedback."]))
-    for args in (("check", "--no-docs"), ("add", str(dump), "--dry-run")):
+    for args in (("check", "--no-docs"), ("add", str(dump), "--dry-run"), ("verify", "dist"), ("diff", "1.1.0", "dist")):
         line = one_line_refusal(history, *args)
         assert "the next `python build_dataset.py build` restores it" in line and "git checkout" not in line, line
     assert run_cli("build", cwd=history).returncode == 0
@@ -252,8 +269,12 @@ def test_a_stray_dump_named_file_above_the_project_refuses_nothing(history, tmp_
     assert r.returncode == 0, r.stderr
 
 
-def test_the_record_lists_what_was_published_and_how(history, tmp_path):
+def test_the_record_lists_what_was_published_and_how(history, tmp_path, monkeypatch):
+    from neurips_abstracts.release import record as record_module
     from neurips_abstracts.release.record import published_record
+
+    for source in ("_package_clone", "_package_changelog"):  # a package that has published nothing
+        monkeypatch.setattr(record_module, source, lambda: None)
 
     record = published_record(history / "raw", history / "dist")
     assert [(p.version, p.how) for p in record.published] == [("1.1.0", "git tag v1.1.0"), ("1.0.0", "git tag v1.0.0")]
@@ -287,3 +308,65 @@ def test_advice_names_git_only_in_a_clone(tmp_path):
     dump.write_bytes(make_dump(["Another new abstract: diffusion models that sample manifolds with a learned metric."]))
     r = run_cli("add", str(dump), cwd=work)
     assert r.returncode == 0 and "next: git add" in r.stdout, r.stdout
+
+
+def test_a_copy_of_raw_built_outside_the_clone_is_held_to_the_packages_own_record(history, tmp_path, monkeypatch,
+                                                                                  package_record):
+    """Run from a checkout, a copy of raw/ built in a folder outside any clone started a new id
+    history, exit 0, saying none was published: the checkout's tags and CHANGELOG are the
+    package's own record, as an installed package's bundled CHANGELOG is."""
+    from neurips_abstracts.core import resources
+
+    monkeypatch.setattr(resources, "checkout", lambda: history)  # the package runs from this clone
+    published = ids_of(history / "dist")
+    copy = tmp_path / "copyX"
+    shutil.copytree(history / "raw", copy / "raw")
+    line = one_line_refusal(tmp_path, "build", "--raw", str(copy / "raw"), "--out", str(copy / "dist"))
+    assert "git tag v1.1.0 of the package's checkout" in line and "--first-release" in line, line
+    r = run_cli("build", "--raw", str(copy / "raw"), "--out", str(copy / "dist"), "--previous", "1.1.0", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    keeps_published(copy / "dist", published)
+    assert "ids since 1.1.0, the newest published release" in r.stdout
+    r = run_cli("build", "--raw", str(copy / "raw"), "--out", str(copy / "first"), "--first-release", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "none is published yet" not in r.stdout and "since 1.1.0" in r.stdout
+
+
+def test_diff_names_releases_as_build_does(history, tmp_path, package_record, monkeypatch):
+    """diff kept a resolver of its own: hub:v1.1.0 was "neither a dist/ folder nor a git
+    revision", and outside a clone it read the checkout's git while build asked the Hub."""
+    from neurips_abstracts.release import record as record_module
+
+    monkeypatch.setattr(record_module, "_from_hub", lambda tag, into: shutil.copytree(history / "dist", into) and into)
+    r = run_cli("diff", "hub:v1.1.0", "dist", cwd=history)
+    assert r.returncode == 0, r.stderr
+    monkeypatch.setattr(record_module, "_package_clone", lambda: history)  # run from this checkout
+    (tmp_path / "out").mkdir()
+    r = run_cli("diff", "1.1.0", str(history / "dist"), cwd=tmp_path / "out")
+    assert r.returncode == 0 and "1.1.0 (" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("rel", ["../escaped.txt", "/tmp/escaped.txt", "data/../../escaped.txt"])
+def test_a_committed_sums_file_naming_a_path_outside_the_release_writes_nothing_there(history, tmp_path, rel):
+    """release_from_git wrote into/rel for every line of a committed SHA256SUMS, '..' and absolute
+    paths included."""
+    from neurips_abstracts.core.errors import DumpError
+    from neurips_abstracts.release.git_release import release_from_git
+
+    sums = history / "dist" / SUMS
+    sums.write_text(sums.read_text() + f"{'0' * 64}  {rel}\n")
+    git(history, "commit", "-qam", "crafted")
+    into = tmp_path / "a" / "b" / "into"
+    with pytest.raises(DumpError, match="a path outside the release"):
+        release_from_git("HEAD", history, into)
+    assert not (tmp_path / "a" / "escaped.txt").exists() and not Path("/tmp/escaped.txt").exists()
+
+
+def test_the_git_checkout_advised_names_the_release_from_where_it_runs(history, tmp_path):
+    """restore_advice printed `git checkout -- dist` (the folder's name) from any folder."""
+    shutil.rmtree(history / "dist")
+    line = one_line_refusal(tmp_path, "build", "--raw", str(history / "raw"), "--out", str(history / "dist"))
+    assert f"git -C {history.resolve()} checkout -- dist" in line, line
+    (history / "sub").mkdir()
+    line = one_line_refusal(history / "sub", "build", "--raw", "../raw", "--out", "../dist")
+    assert "git checkout -- ../dist" in line, line

@@ -168,15 +168,62 @@ def _check_intact(p: Path) -> None:
                             code="damaged")
 
 
+def table_counts(p: Path, release: PreviousRelease) -> dict[str, int]:
+    """What the tables of the release in ``p`` count, by the name of the manifest's count
+    (``counts``) that states it: ``papers``, ``records``, ``dumps``, ``relations.<relation>``,
+    ``ids.<status>``, ``ids.first_published_in_this_version``, ``ids.retired_in_this_version``.
+    (``distinct_texts`` and the near-duplicate pair counts are facts of the build's work, not of
+    a table.)"""
+    occ = read_release_table(p, "occurrences", columns=["relation", "source_file"])
+    relations = occ["relation"].to_pylist()
+    found = {"records": occ.num_rows, "dumps": len(set(occ["source_file"].to_pylist())),
+             **{f"relations.{r}": relations.count(r) for r in set(relations)}}
+    try:
+        found["papers"] = read_release_table(p, "papers", columns=["paper_id"]).num_rows
+    except Exception:  # noqa: BLE001 - missing or unreadable: a build reads no id from it, verify names it
+        pass
+    if release_table_paths(p, "ids"):
+        for status in ("current", "merged", "removed"):
+            found[f"ids.{status}"] = sum(r.status == status for r in release.ids)
+        found["ids.first_published_in_this_version"] = sum(r.first_release == release.version for r in release.ids)
+        found["ids.retired_in_this_version"] = sum(r.retired_release == release.version for r in release.ids)
+    return found
+
+
+def _check_counts(p: Path, release: PreviousRelease, manifest: dict) -> None:
+    """Every count the manifest states of the tables is what the tables hold: a release whose
+    counts disagree with its tables is damaged, whatever its SHA256SUMS says."""
+    counts = manifest.get("counts")
+    if not isinstance(counts, dict):
+        return  # a release from before the manifest stated counts
+    stated = {k: v for k, v in counts.items() if not isinstance(v, dict)}
+    stated.update((f"{k}.{sub}", v) for k, d in counts.items() if isinstance(d, dict) for sub, v in d.items())
+    try:
+        found = table_counts(p, release)
+    except DumpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a table Arrow cannot read: named as damaged
+        raise damaged(getattr(exc, "release_file", p / MANIFEST), exc) from exc
+    dumps_listed = len(manifest.get("inputs", []))  # a dump with no record is listed, not in occurrences
+    for name, value in sorted(stated.items()):
+        if name == "dumps":
+            held = dumps_listed if isinstance(manifest.get("inputs"), list) else found["dumps"]
+        elif name.startswith("relations."):
+            held = found.get(name, 0)
+        elif name in found:
+            held = found[name]
+        else:
+            continue
+        if value != held:
+            table = {"papers": "papers", "ids": "ids"}.get(name.partition(".")[0], "occurrences")
+            raise DumpError(str(p / MANIFEST), f"counts.{name} is {value}, but the {table} table holds {held}: the release "
+                            f"is damaged; {_restore(p)}", code="damaged")
+
+
 def _check_registry(p: Path, release: PreviousRelease) -> None:
-    """Every id the registry names (records' owners, founding records) is a row of the ids table."""
+    """The manifest's counts and ids agree with the tables, and every id the registry names
+    (records' owners, founding records) is a row of the ids table."""
     ids_file = p / data_path("ids")
-    counts = json.loads((p / MANIFEST).read_text(encoding="utf-8")).get("counts", {}).get("ids")
-    if isinstance(counts, dict) and release_table_paths(p, "ids"):
-        published = sum(counts.get(s, 0) for s in ("current", "merged", "removed"))
-        if published != len(release.ids):
-            raise DumpError(str(ids_file), f"holds {len(release.ids)} ids, but {MANIFEST} published {published}; {_restore(p)}",
-                            code="damaged")
     manifest = json.loads((p / MANIFEST).read_text(encoding="utf-8"))
     listed = manifest.get("ids")
     if isinstance(listed, list) and sorted(tuple(r) for r in listed) != sorted(
@@ -189,6 +236,7 @@ def _check_registry(p: Path, release: PreviousRelease) -> None:
         where = p / (data_path("ids") if release_table_paths(p, "ids") else MANIFEST)
         raise DumpError(str(where), f"ids named by the release but missing from its ids table: {', '.join(unknown[:5])}; "
                         f"{_restore(p)}", code="damaged")
+    _check_counts(p, release, manifest)
 
 
 def _read_previous(p: Path, path: str | Path) -> PreviousRelease:

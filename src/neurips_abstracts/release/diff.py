@@ -53,27 +53,26 @@ def _read_parquet(data: bytes) -> pa.Table:
 
 
 def load_side(spec: str, repo: Path | None = None) -> Side:
-    """A dist/ folder, a released version (``1.0.0``, ``v1.0.0``) or a git revision; the last
-    two are read from the repository's history (``record.release_from_git``, the one reader of a
-    committed dist/; ``repo``: the clone around the current folder, else the checkout the
-    package runs from)."""
+    """A release as every command names one (``record.locate_release``): a dist/ folder,
+    ``hub:vX.Y.Z``, a released version (``1.0.0``, ``v1.0.0``) or a git revision, the last two
+    read from the history of the clone around the current folder (``repo``: that clone), else
+    of the checkout the package runs from."""
     from ..core.guard import temporary_folder
-    from .git_release import release_from_git
-    from .record import clone_of
+    from .record import locate_release, record_here
 
     path = Path(spec)
     if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise DumpError(spec, "not a folder: give a dist/ folder, a released version or a git revision")
-    if path.is_dir():
-        if not holds_release(path):
-            raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
-        return _read_side(path, spec, lambda rel: f"{spec}/{rel}")
-    repo = repo or clone_of(Path.cwd()) or checkout() or Path.cwd()
-    if clone_of(repo) is None:
+    record = record_here(repo)
+    if repo is not None and record.clone is None:
         raise DumpError(spec, f"not a folder, and {repo} is not a git clone of the project: a released version or "
                         "git revision is read from its git history; run this in a clone, or give a release folder")
     with temporary_folder() as tmp:
-        folder, commit = release_from_git(spec, repo, tmp / "side")
+        folder, commit = locate_release(spec, record, tmp / "side")
+        if commit is None:
+            if not holds_release(folder):
+                raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
+            return _read_side(folder, spec, lambda rel: f"{spec}/{rel}")
         label = f"{spec} ({commit[:12]})" if VERSION_RE.fullmatch(spec) else spec
         return _read_side(folder, label, lambda rel: f"{spec}:dist/{rel}")
 

@@ -89,6 +89,10 @@ def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
     if sums is not None:
         (into / SUMS).write_bytes(sums)
     for rel in listed:
+        parts = rel.replace("\\", "/").split("/")
+        if rel.startswith("/") or ".." in parts or (parts[0][1:2] == ":" and parts[0][:1].isalpha()):
+            raise DumpError(f"{spec}:dist/{SUMS}", f"lists {rel!r}, a path outside the release: the commit is damaged; "
+                            "give another release")
         data = _show(repo, commit, rel)
         if data is None:
             if sums is None:

@@ -1,4 +1,6 @@
-"""What this project has published: the one record every command measures paper ids against.
+"""What this project has published: the record ``build``, ``check`` and ``add`` measure paper ids
+against, and the one way every command names a release (:func:`locate_release`; ``verify --hub``
+and ``publish`` read the Hub's tags through ``hub_record`` themselves).
 
 A promise already published (an id, its ``first_release``, a version) is checked against what
 was released, never inferred from where folders stand. What was released is known from:
@@ -7,7 +9,8 @@ was released, never inferred from where folders stand. What was released is know
   written, or raw/ (``git rev-parse --show-toplevel`` from those folders, wherever the command
   runs), and the versions that clone's CHANGELOG.md dates;
 * outside any clone: the CHANGELOG.md of the folder holding raw/ (an unpacked sdist), the
-  package's own CHANGELOG.md (an installed package: the copy it carries), and what a release
+  package's own record (run from a checkout: that clone's tags and CHANGELOG.md; an installed
+  package: the CHANGELOG.md it carries), and what a release
   folder's manifest says of itself (its version, where its CHANGELOG dates it);
 * the Hub's release tags (``hub:vX.Y.Z``), read when a command names them (``publish``,
   ``verify --hub``, ``--previous hub:…``): the Hub is never asked behind a build's back.
@@ -40,6 +43,7 @@ from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_prev
 from .contents import CHANGELOG, changelog_date, released_versions
 from .git_release import VERSION_RE, git, release_commit, release_from_git, text
 from .hub_record import version_key
+from .record_checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 def clone_of(*folders: str | Path | None) -> Path | None:
@@ -68,6 +72,22 @@ def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None
     return None
 
 
+def git_checkout(folder: Path, clone: Path) -> str:
+    """``git checkout`` of ``folder`` as typed where the command runs: its path from the current
+    folder inside ``clone``, else ``git -C <clone>`` and its path in the clone."""
+    import os
+
+    p = Path(folder).absolute()
+    p = p.parent.resolve() / p.name
+    top, here = clone.resolve(), Path.cwd().resolve()
+    if here == top or top in here.parents:
+        return f"git checkout -- {Path(os.path.relpath(p, here)).as_posix()}"
+    try:
+        return f"git -C {top} checkout -- {p.relative_to(top).as_posix()}"
+    except ValueError:
+        return f"git -C {top} checkout -- {p}"
+
+
 @dataclass(frozen=True)
 class Published:
     version: str
@@ -81,6 +101,8 @@ class Record:
     clone: Path | None  # the git clone the releases are read from (None: outside any clone)
     published: tuple[Published, ...]  # newest first, one per version
     project: Path | None  # the folder holding raw/ (for its git history's evidence)
+    # outside any clone, the clone of the checkout the package runs from (its own record), if any
+    package: Path | None = None
 
     @property
     def newest(self) -> Published | None:
@@ -105,19 +127,21 @@ class Record:
     def restore_advice(self, folder: Path) -> str:
         """How to get a release folder back, in words that work where the command runs."""
         if self.clone is not None:
-            return f"restore it (git checkout -- {folder.name})"
+            return f"restore it ({git_checkout(folder, self.clone)})"
         return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
 
     def ways_out(self, folder: Path) -> str:
         named = ("build with --previous naming one (a folder, a released version or a git revision)"
                  if self.clone is not None else
+                 "build with --previous naming one (a release folder, a released version, or hub:vX.Y.Z: the release "
+                 "tagged on the Hub)" if self.package is not None else
                  "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
         return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
 
 
 def _package_changelog() -> str | None:
     """The CHANGELOG.md an installed package carries (None when running from a checkout, whose
-    CHANGELOG is the project's and counts only for the project's own folders)."""
+    record is read from its clone instead: see ``_package_clone``)."""
     from ..core.resources import checkout, read_text
 
     if checkout() is not None:
@@ -126,6 +150,16 @@ def _package_changelog() -> str | None:
         return read_text(CHANGELOG)
     except (OSError, FileNotFoundError):
         return None
+
+
+def _package_clone() -> Path | None:
+    """The clone of the checkout the package runs from (None: an installed package, or a checkout
+    outside git). Its tags and CHANGELOG are the package's own record, as an installed package's
+    bundled CHANGELOG is: they count wherever the folders are when no clone holds them."""
+    from ..core.resources import checkout
+
+    root = checkout()
+    return clone_of(root) if root is not None else None
 
 
 def published_record(raw: str | Path | None = None, out: str | Path | None = None,
@@ -156,6 +190,15 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
         if path.is_file():
             for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
                 add(v, f"{name} dates version {v}")
+    package = _package_clone() if clone is None else None
+    if package is not None:  # running from a checkout: its tags and CHANGELOG are the package's own record
+        for tag in text(package, "tag", "--list", "v[0-9]*").split():
+            add(tag[1:], f"git tag {tag} of the package's checkout {package}")
+        changelogs = [(package / CHANGELOG, f"the package's {CHANGELOG} ({package / CHANGELOG})")]
+        for path, name in changelogs:
+            if path.is_file():
+                for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
+                    add(v, f"{name} dates version {v}")
     if clone is None:
         if (bundled := _package_changelog()) is not None:
             for v in released_versions(bundled):
@@ -165,7 +208,7 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
             if v:
                 add(v, f"{folder}/{CHANGELOG} dates version {v}, the release's own")
     ordered = sorted(found.items(), key=lambda kv: version_key(kv[0]), reverse=True)
-    return Record(clone, tuple(Published(v, how) for v, how in ordered), project)
+    return Record(clone, tuple(Published(v, how) for v, how in ordered), project, package)
 
 
 def _manifest_version(folder: Path) -> str | None:
@@ -187,39 +230,69 @@ def _dated_version(folder: Path) -> str | None:
         return None
 
 
-def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
-                    ) -> tuple[list[str], PreviousRelease | None]:
-    """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a folder; a
-    released version (from the clone's git history; outside a clone, a release folder at hand of
-    that version, else the Hub's tag); a git revision of the clone; ``hub:vX.Y.Z``; or
-    ``BESIDE_RAW``, the default: the release ``out`` holds (the one being replaced), else the
-    one beside raw/ (refused, naming the ways out, where missing although the project has
-    published). None for a first release. Also returns the folders read that must survive a
-    build (see ``guard``)."""
-    if spec is None or isinstance(spec, PreviousRelease):
-        return [], spec
-    if spec == BESIDE_RAW:
-        return [], _default(record, beside, out, into)
+def killed_build_left(folder: str | Path) -> str | None:
+    """What every command says of a release folder a build killed between its renames moved
+    aside (``guard.moved_aside``), or None: it is not missing that way."""
+    litter = moved_aside(Path(folder))
+    if litter is None:
+        return None
+    return (f"missing: a build killed between its renames left it moved aside as {litter.name}; "
+            "the next `python build_dataset.py build` restores it")
+
+
+def locate_release(spec: str, record: Record, into: Path, local: list[Path] = ()) -> tuple[Path, str | None]:
+    """The folder holding the release ``spec`` names, unread, and the commit it was read from
+    (None: a folder; ``"hub"``: the Hub's tag). ``spec`` is a folder, ``hub:vX.Y.Z``, a released
+    version or a git revision of the record's clone; outside any clone, a version is a release
+    folder at hand (``local``) of that version, else the package's own checkout's, else the
+    Hub's tag; a revision is the package's checkout's. Every command names releases this way."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
-        return [], release_at(_from_hub(spec[len(HUB_PREFIX):], into))
+        return _from_hub(spec[len(HUB_PREFIX):], into), "hub"
     if Path(spec).exists() or Path(spec).is_symlink():
-        return [spec], release_at(spec)
+        return Path(spec), None
+    if (said := killed_build_left(spec)) is not None:
+        raise DumpError(spec, said)
     if record.clone is not None:
-        folder, _commit = release_from_git(spec, record.clone, into)
-        return [], release_at(folder)
+        return release_from_git(spec, record.clone, into)
     if m := VERSION_RE.fullmatch(spec):
-        for folder in _local_releases(beside, out):
+        for folder in local:
             if _manifest_version(folder) == m[1]:
-                return [str(folder)], release_at(folder)
+                return folder, None
+        if record.package is not None:  # the package's own checkout holds its releases
+            return release_from_git(spec, record.package, into)
         try:  # outside a clone, the Hub is where a version named is published
-            return [], release_at(_from_hub(f"v{m[1]}", into))
+            return _from_hub(f"v{m[1]}", into), "hub"
         except DumpError as exc:
             raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
                             f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
                             "release folder (a downloaded release)") from None
+    if record.package is not None:
+        return release_from_git(spec, record.package, into)
     raise DumpError(spec, "not a folder, and there is no git clone here to read a revision from; give a release "
                     "folder, a released version or hub:vX.Y.Z")
+
+
+def record_here(repo: Path | None = None) -> Record:
+    """The record as known from the current folder (``repo``: the clone to read instead), for
+    a command that names releases without building one (``diff``)."""
+    clone = clone_of(repo) if repo is not None else clone_of(Path.cwd())
+    return Record(clone, (), None, None if clone is not None or repo is not None else _package_clone())
+
+
+def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
+                    ) -> tuple[list[str], PreviousRelease | None]:
+    """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a release named
+    as :func:`locate_release` reads it; or ``BESIDE_RAW``, the default: the release ``out`` holds
+    (the one being replaced), else the one beside raw/ (refused, naming the ways out, where
+    missing although the project has published). None for a first release. Also returns the
+    folders read that must survive a build (see ``guard``)."""
+    if spec is None or isinstance(spec, PreviousRelease):
+        return [], spec
+    if spec == BESIDE_RAW:
+        return [], _default(record, beside, out, into)
+    folder, commit = locate_release(str(spec), record, into, _local_releases(beside, out))
+    return ([] if commit else [str(folder)]), release_at(folder)
 
 
 def _from_hub(tag: str, into: Path) -> Path:
@@ -249,10 +322,8 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
             local = read_previous(folder)
             break
     if local is None:
-        litter = moved_aside(beside)
-        if litter is not None:
-            raise DumpError(str(beside), f"missing: a build killed between its renames left it moved aside as {litter.name}; "
-                            "the next `python build_dataset.py build` restores it")
+        if (said := killed_build_left(beside)) is not None:
+            raise DumpError(str(beside), said)
         evidence = record.evidence()
         if evidence:
             what = "incomplete (no occurrences table)" if (beside / MANIFEST).is_file() else "missing"
@@ -266,83 +337,6 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
         if commit is not None:  # the newest release, read from git: the folder is an older one
             return release_at(release_from_git(commit, record.clone, into)[0])
     return local
-
-
-def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:
-    """Refuse an anchor older than the newest published release, naming both: its ids would be
-    re-dated, or lost. A released version rebuilt on its own release is no new release."""
-    newest = record.newest
-    if previous is None or newest is None or version_key(previous.version) >= version_key(newest.version):
-        return
-    if previous.version == version and record.find(version):
-        return  # a released version rebuilt from its own release (check at its commit)
-    given = f"--previous {named}" if named else previous.path
-    raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
-                    f"its ids would be re-dated or lost; build on {newest.version} (--previous {newest.version}"
-                    f"{'' if record.clone is not None else ' or a folder holding it'})", code="older-anchor")
-
-
-def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
-                replaced: PreviousRelease | None) -> None:
-    """Refuse a build that mints or retires an id under a version the record holds (naming the
-    bump), or that drops or re-dates an id of the release it replaces (``replaced``)."""
-    before = {r.id: r for r in previous.ids} if previous else {}
-    minted = sum(r.id not in before for r in ids)
-    retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
-                  for r in ids)
-    published = record.find(version)
-    if published and previous is not None and (minted or retired):  # --first-release: over on purpose
-        did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
-                                       f"retire {retired}" if retired else "") if x)
-        major, minor, _patch = version_key(version)
-        raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
-                        f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
-                        code="published-version")
-    now = {r.id: r.first_release for r in ids}
-    kept = None
-    if previous is not None and not (published and previous.version == version):  # not a rebuild of a release
-        kept = newest_published_ids(record)
-        if kept is not None:
-            lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
-            if lost:
-                raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
-                                f"that {kept[0]}, the newest published release, holds ({', '.join(lost[:5])}"
-                                f"{' …' if len(lost) > 5 else ''}); build on {kept[0]} (--previous {kept[0]})",
-                                code="drops-ids")
-    if replaced is not None and previous is not None:
-        truth = kept[1] if kept else {}  # an id put back as the newest release published it is no loss
-        lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
-        if lost:
-            raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
-                            f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
-                            "--first-release to start the id history over on purpose", code="drops-ids")
-
-
-def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
-    """The newest published release's version and its ids (id -> first_release), as the manifest
-    its release commit holds lists them (None: not readable here, outside a clone)."""
-    import json
-
-    newest = record.newest
-    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
-        return None
-    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
-    try:
-        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
-        return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
-
-
-def since_published(ids, record: Record) -> dict:
-    """What the ids table says changed since the newest published release: ids first released
-    after it, and ids merged or removed after it."""
-    versions = record.versions()
-    newest = record.newest.version if record.newest else None
-    return {"since": newest,
-            "added": sum(r.first_release not in versions for r in ids),
-            "merged": sum(r.status == "merged" and r.retired_release not in versions for r in ids),
-            "removed": sum(r.status == "removed" and r.retired_release not in versions for r in ids)}
 
 
 def anchored_previous(raw_dir: str | Path, previous, into: Path, writes: str | Path | None = None,

@@ -93,7 +93,10 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
         from ..core.errors import DumpError
 
-        what = f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else "no such folder"
+        from .record import killed_build_left
+
+        what = (f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else
+                killed_build_left(dist) or "no such folder")
         raise DumpError(str(dist), what)
     if not sums_path.is_file():
         return [f"{SUMS}: {'not a file' if sums_path.exists() else 'missing'}"]
