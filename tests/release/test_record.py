@@ -156,6 +156,8 @@ def test_a_table_deleted_with_its_sums_line_is_refused_not_read_as_an_older_form
     sums.write_text("".join(line + "\n" for line in sums.read_text().splitlines() if "data/ids/" not in line))
     line = one_line_refusal(history, "build")
     assert IDS in line and "damaged" in line and "lists the release's ids" in line
+    # one file named, one "error:", the way out said once (it was wrapped in a second error)
+    assert line.count("error:") == 1 and line.count("restore it") == 1, line
 
 
 def test_an_ids_table_rewritten_with_its_sums_is_refused_against_the_manifest(history):

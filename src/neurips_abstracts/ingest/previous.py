@@ -155,6 +155,8 @@ def _check_intact(p: Path) -> None:
         kept = "ids" if has_ids else "papers"
         read = [MANIFEST, *(table_paths("occurrences", listed) or [data_path("occurrences")]),
                 *(table_paths(kept, listed) or [data_path(kept)])]
+    except DumpError:  # a ValueError too, already naming its file and the way out
+        raise
     except ValueError as exc:
         raise DumpError(str(p / SUMS), f"{exc}; {_restore(p)}", code="damaged") from None
     for rel in read:
