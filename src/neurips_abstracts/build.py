@@ -176,7 +176,8 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
 
                 result = _run(raw_dir, config, stage, prev, workers, start_writing)
                 built.append(result)
-                check_build(result.identity.ids, prev, record, dataset_version(), _replaced(Path(out), prev))
+                check_build(result.identity.ids, prev, record, dataset_version(), _replaced(Path(out), prev),
+                            frozenset(d.sha256 for d in result.dumps))
                 with stage("contracts and write"):
                     write_dist(result, tmp, config, repo_id, prev, writing[0], writer)
             except BaseException:

@@ -146,6 +146,22 @@ def test_a_build_under_a_released_version_is_refused_naming_the_bump(history, tm
     assert "bump the version in pyproject.toml (to 1.2.0)" in line
 
 
+def test_a_published_version_is_not_rebuilt_from_other_dumps(history, tmp_path, monkeypatch):
+    """Tagged without the bump, a dump that mints no id (a copy of a published abstract) would
+    still change version 1.1.0's records and counts, exit 0: a published version never changes."""
+    at_version(monkeypatch, "1.1.0")
+    before = (history / "dist").joinpath(SUMS).read_bytes()
+    published = next(p for p in sorted((history / "raw").glob("*.txt")))
+    abstract = published.read_text(encoding="utf-8").split("\n\n")[1].strip()
+    dump = tmp_path / "copy.txt"
+    dump.write_bytes(make_dump([abstract]))
+    assert run_cli("add", str(dump), cwd=history).returncode == 0
+    line = one_line_refusal(history, "build")
+    assert "change the data of version 1.1.0 (1 dump(s) it was not built from, 0 of its dumps missing)" in line, line
+    assert "bump the version in pyproject.toml (to 1.2.0)" in line
+    assert (history / "dist" / SUMS).read_bytes() == before
+
+
 def test_a_table_deleted_with_its_sums_line_is_refused_not_read_as_an_older_format(tmp_path, monkeypatch):
     """Read as a release from before the ids table, 1.1.0 (1.0.0's papers and more, none
     removed) would have re-dated 1.0.0's ids to 1.1.0, exit 0."""

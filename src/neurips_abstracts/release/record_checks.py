@@ -28,17 +28,24 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
 
 
 def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
-                replaced: PreviousRelease | None) -> None:
-    """Refuse a build that mints or retires an id under a version the record holds (naming the
-    bump), or that drops or re-dates an id of the release it replaces (``replaced``)."""
+                replaced: PreviousRelease | None, dumps: frozenset[str] | None = None) -> None:
+    """Refuse a build that mints or retires an id under a version the record holds, or that
+    rebuilds a published version from other dumps (``dumps``: their sha256) than it was built
+    from (naming the bump: a published version never changes), or that drops or re-dates an id
+    of the release it replaces (``replaced``)."""
     before = {r.id: r for r in previous.ids} if previous else {}
     minted = sum(r.id not in before for r in ids)
     retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
                   for r in ids)
     published = record.find(version)
-    if published and previous is not None and (minted or retired):  # --first-release: over on purpose
-        did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
-                                       f"retire {retired}" if retired else "") if x)
+    did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
+                                   f"retire {retired}" if retired else "") if x)
+    if published and previous is not None and not did and dumps is not None and previous.version == version:
+        was = frozenset(previous.dump_sha256.values())
+        if dumps != was:  # same ids, other data: the published version would change all the same
+            did = (f"change the data of version {version} ({len(dumps - was)} dump(s) it was not built from, "
+                   f"{len(was - dumps)} of its dumps missing)")
+    if published and previous is not None and did:  # --first-release: over on purpose
         major, minor, _patch = version_key(version)
         raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
                         f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
