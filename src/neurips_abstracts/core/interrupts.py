@@ -135,8 +135,8 @@ def finish_note() -> str | None:
     """What to tell a user whose signal came after the commit (the command exits 0), or None."""
     if _state.committed and _state.pending is not None:
         name = signal.Signals(_state.pending).name
-        done = (_state.made or f"{_state.target[0]} {_state.target[1]}" if _state.made or _state.target
-                else "everything it wrote is new")
+        target = _state.target
+        done = _state.made or (f"{target[0]} {target[1]}" if target else "everything it wrote is new")
         return (f"interrupted: {done} ({name} came after the release was complete: the command finished, and "
                 f"everything it wrote is new)")
     return None

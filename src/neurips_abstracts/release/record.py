@@ -23,8 +23,9 @@ to the record:
 
 * the anchor is never older than the newest published release (it is read from git instead, or
   the build is refused naming both);
-* a build never mints or retires an id under a version the record holds (refused, naming the
-  bump), while rebuilding a released version from its own release mints nothing and stays allowed;
+* a build never mints or retires an id under a version the record holds, nor builds such a
+  version from other dumps than it was built from (refused, naming the bump), while rebuilding a
+  released version from its own release stays allowed;
 * no build replaces a release folder by one that drops or re-dates an id it holds, unless
   ``--first-release`` says so.
 """
@@ -41,11 +42,13 @@ from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
 from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
 from .contents import CHANGELOG, changelog_date, released_versions
-from .git_release import VERSION_RE, git, release_commit, release_from_git, text
+from .git_release import VERSION_RE, release_commit, release_from_git, text
 from .hub_record import version_key
 from .record_checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
+
+
 def clone_of(*folders: str | Path | None) -> Path | None:
     """The git clone holding the first of ``folders`` that is in one (its nearest existing folder
     asked, so a release not written yet counts), or None: outside any clone."""
@@ -148,7 +151,7 @@ def _package_changelog() -> str | None:
         return None
     try:
         return read_text(CHANGELOG)
-    except (OSError, FileNotFoundError):
+    except OSError:
         return None
 
 
@@ -177,28 +180,28 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
         if VERSION_RE.fullmatch(version):
             found.setdefault(version, how)
 
-    project = Path(raw).absolute().parent if raw is not None else None
-    if clone is not None:
-        for tag in text(clone, "tag", "--list", "v[0-9]*").split():
-            add(tag[1:], f"git tag {tag}")
-        changelogs = [(clone / CHANGELOG, CHANGELOG)]
-    else:  # the project folders at hand: the one holding the release written, and the one holding raw/
-        homes = [Path(out).absolute().parent] if out is not None else []
-        homes += [project, Path(raw).resolve().parent] if raw is not None else []
-        changelogs = [(home / CHANGELOG, CHANGELOG) for home in dict.fromkeys(homes)]
-    for path, name in changelogs:
+    def add_tags(repo: Path, of: str = "") -> None:
+        for tag in text(repo, "tag", "--list", "v[0-9]*").split():
+            add(tag[1:], f"git tag {tag}{of}")
+
+    def add_dated(path: Path, name: str) -> None:
         if path.is_file():
             for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
                 add(v, f"{name} dates version {v}")
+
+    project = Path(raw).absolute().parent if raw is not None else None
+    if clone is not None:
+        add_tags(clone)
+        add_dated(clone / CHANGELOG, CHANGELOG)
+    else:  # the project folders at hand: the one holding the release written, and the one holding raw/
+        homes = [Path(out).absolute().parent] if out is not None else []
+        homes += [project, Path(raw).resolve().parent] if raw is not None else []
+        for home in dict.fromkeys(homes):
+            add_dated(home / CHANGELOG, CHANGELOG)
     package = _package_clone() if clone is None else None
     if package is not None:  # running from a checkout: its tags and CHANGELOG are the package's own record
-        for tag in text(package, "tag", "--list", "v[0-9]*").split():
-            add(tag[1:], f"git tag {tag} of the package's checkout {package}")
-        changelogs = [(package / CHANGELOG, f"the package's {CHANGELOG} ({package / CHANGELOG})")]
-        for path, name in changelogs:
-            if path.is_file():
-                for v in released_versions(path.read_text(encoding="utf-8", errors="replace")):
-                    add(v, f"{name} dates version {v}")
+        add_tags(package, f" of the package's checkout {package}")
+        add_dated(package / CHANGELOG, f"the package's {CHANGELOG} ({package / CHANGELOG})")
     if clone is None:
         if (bundled := _package_changelog()) is not None:
             for v in released_versions(bundled):
