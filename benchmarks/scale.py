@@ -258,8 +258,8 @@ def prepare_distinct(n: int) -> Path:
     """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
     written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.stages.parse import parse
-    from neurips_abstracts.stages.read import read
+    from neurips_abstracts.build.stages.parse import parse
+    from neurips_abstracts.build.stages.read import read
 
     folder, _, labels = _files(n)
     parsed = parse(read(folder, None), DEFAULT_CONFIG)

@@ -173,7 +173,7 @@ def _package_published_nothing(request):
     checkout's is the project's real history. Tests build projects of their own (fixtures they
     make), so the package runs in this process as one that has published nothing, unless a test
     asks for ``package_record``."""
-    from neurips_abstracts.release import record
+    from neurips_abstracts.record import published as record
 
     request.config.stash[PACKAGE_CLONE] = record._package_clone
     with pytest.MonkeyPatch.context() as patch:
@@ -188,6 +188,6 @@ PACKAGE_CLONE = pytest.StashKey()
 def package_record(request, monkeypatch):
     """The package's own record as the product reads it (``record._package_clone``: the clone of
     the checkout it runs from); a test asking for this fixture may set that checkout itself."""
-    from neurips_abstracts.release import record
+    from neurips_abstracts.record import published as record
 
     monkeypatch.setattr(record, "_package_clone", request.config.stash[PACKAGE_CLONE])

@@ -158,7 +158,7 @@ def test_progress_bar_only_on_a_terminal(raw_copy, tmp_path):
 def test_same_bytes_for_any_listing_order_and_spool_chunking(tmp_path, monkeypatch):
     """Dumps listed in reverse, raw texts spooled in pieces of every size: the same release."""
     from neurips_abstracts.build import build
-    from neurips_abstracts.release.occurrences import Spool
+    from neurips_abstracts.build.occurrences import Spool
     from neurips_abstracts.ingest import load
 
     from tests.helpers import snapshot, synthetic_dumps
@@ -196,7 +196,7 @@ def test_cli_build_imports_only_what_it_uses(tmp_path):
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
               "huggingface_hub.repocard", "httpx2", "tqdm", "benchmarks",
               "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
-              "neurips_abstracts.ingest.validate", "neurips_abstracts.release.diff", "neurips_abstracts.release.verify")
+              "neurips_abstracts.ingest.validate", "neurips_abstracts.record.diff", "neurips_abstracts.record.verify")
     heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")
     code = (
         "import gc, sys\n"

@@ -90,7 +90,7 @@ def test_the_commands_that_need_git_are_named_and_say_so(tmp_path):
     import pytest
 
     from neurips_abstracts.core.errors import DumpError
-    from neurips_abstracts.release.diff import load_side
+    from neurips_abstracts.record.diff import load_side
 
     with pytest.raises(DumpError, match="is not a git clone of the project"):
         load_side("1.0.0", repo=tmp_path)  # as an installed package finds no clone around it

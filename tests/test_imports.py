@@ -19,8 +19,8 @@ NAME = "neurips_abstracts"
 # The order of the stages, folder -> rank: a module may import only from its own folder or from a
 # folder of a lower rank. text/ ranks below ingest/: its pure string functions are the rules the
 # readers refuse and warn by. The modules on top of the package rank by TOP_RANK below.
-STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "stages": 6,
-                               "hub": 8, "contribute": 8, "cli": 9}
+STAGE_RANK: dict[str, int] = {"core": 0, "text": 1, "ingest": 2, "dedup": 3, "ids": 4, "release": 5, "record": 6,
+                               "build": 7, "hub": 8, "contribute": 8, "cli": 9}
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -160,7 +160,7 @@ def test_a_backwards_import_between_folders_is_found(tmp_path):
 # The modules on top of the package: the public ``normalize`` over text/ (1), the build over the
 # stages (7), which hub/ (publish re-checks a build) and contribute/ (add builds a trial release)
 # call, then ``python -m`` (9). A new module on top without a rank fails the test below.
-TOP_RANK: dict[str, int] = {"normalize": 1, "build": 7, "__main__": 9}
+TOP_RANK: dict[str, int] = {"normalize": 1, "__main__": 9}
 
 
 def place_rank(module: str) -> int | None:
@@ -367,12 +367,12 @@ def test_the_raw_folder_goes_down_through_the_stages_and_climbs_back_at_most_eig
     (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(3)]))
     for previous in ({"previous": None}, {}):  # a first release, then one anchored to the release beside raw/
         path = raw_path(raw, lambda: build(raw, tmp_path / "dist", workers=1, **previous))
-        assert path[0] == "neurips_abstracts.build" and "neurips_abstracts.stages.read" in path
-        assert "neurips_abstracts.stages.parse" in path  # followed into the stages, not lost on the way
+        assert path[0] == "neurips_abstracts.build" and "neurips_abstracts.build.stages.read" in path
+        assert "neurips_abstracts.build.stages.parse" in path  # followed into the stages, not lost on the way
         assert climbs(path) <= MAX_CLIMBS, path
 
 
 def test_a_climb_is_a_step_to_a_higher_rank():
-    path = ["neurips_abstracts.build", "neurips_abstracts.stages.read", "neurips_abstracts.ingest.load",
-            "neurips_abstracts.stages.read", "neurips_abstracts.core.pool", "neurips_abstracts.build"]
+    path = ["neurips_abstracts.build", "neurips_abstracts.build.stages.read", "neurips_abstracts.ingest.load",
+            "neurips_abstracts.build.stages.read", "neurips_abstracts.core.pool", "neurips_abstracts.build"]
     assert climbs(path) == 2

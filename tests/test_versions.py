@@ -14,7 +14,7 @@ from tests.helpers import ROOT, SEED_DIR
 def _build(tmp_path, monkeypatch, changelog: str, version: str = "9.9.0"):
     from neurips_abstracts import build as build_module
     from neurips_abstracts.build import build
-    from neurips_abstracts.stages import write as write_stage
+    from neurips_abstracts.build.stages import write as write_stage
     from neurips_abstracts.core import resources
     from neurips_abstracts.release import manifest as manifest_module
 

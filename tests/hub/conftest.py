@@ -38,7 +38,7 @@ def check_and_verify_once_per_content(monkeypatch):
     (each fault row's, and the copy staged from it) gets the answer its first run gave, and
     changed bytes (a stale or tampered dist/) get a new run."""
     from neurips_abstracts import build as build_module
-    from neurips_abstracts.release import verify as verify_module
+    from neurips_abstracts.record import verify as verify_module
 
     real_verify, real_check = verify_module.verify, build_module.check
 

@@ -52,7 +52,7 @@ from neurips_abstracts.ingest.sidecar import sidecar_name
 from neurips_abstracts.release import manifest as manifest_module
 from neurips_abstracts.release.manifest import build_manifest
 from neurips_abstracts.release.contents import sha256sums
-from neurips_abstracts.release.write import dumps_json, write_parquet, write_text
+from neurips_abstracts.build.tables import dumps_json, write_parquet, write_text
 
 from tests.helpers import make_dump
 

@@ -24,7 +24,7 @@ from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions
 from neurips_abstracts.ids.identity import Founding, assign_ids, new_paper_id
 from neurips_abstracts.ingest.previous import PreviousRelease, record_key
-from neurips_abstracts.release.diff import compare, load_side
+from neurips_abstracts.record.diff import compare, load_side
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import make_dump, run_cli

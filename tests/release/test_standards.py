@@ -13,7 +13,7 @@ import pytest
 
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.core.schema import TABLES, field_names, hf_features_dict
-from neurips_abstracts.release.verify import verify
+from neurips_abstracts.record.verify import verify
 
 from tests.helpers import SEED_DIR, rewrite_table
 
@@ -118,7 +118,7 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     was added, from the manifest, never the day it was built; mlcroissant has nothing to warn of."""
     from neurips_abstracts import build as build_module
     from neurips_abstracts.build import build
-    from neurips_abstracts.stages import write as write_stage
+    from neurips_abstracts.build.stages import write as write_stage
     from neurips_abstracts.core import resources
 
     changelog = "# Changelog\n\n## 9.9.0" + (" (2027-01-31)" if dated else "") + "\n\n- Something.\n"
@@ -135,7 +135,7 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     added = max(f["added"] for f in json.loads((tmp_path / "dist" / "build_manifest.json").read_text())["inputs"])
     assert croissant["datePublished"] == ("2027-01-31" if dated else added)
     assert verify(tmp_path / "dist") == []
-    from neurips_abstracts.release.verify import croissant_problems
+    from neurips_abstracts.record.verify import croissant_problems
 
     import mlcroissant as mlc
 

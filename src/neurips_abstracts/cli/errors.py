@@ -26,14 +26,14 @@ def as_invoked(text: str) -> str:
 
 
 _PACKAGE = __name__.partition(".")[0]
-_EXPECTED = {"core.errors": "DumpError", "contribute.add": "AddError", "release.contracts": "ContractError", "hub.publish": "PublishError"}
+_EXPECTED = {"core.errors": ("DumpError", "ContractError"), "contribute.add": ("AddError",), "hub.publish": ("PublishError",)}
 
 
 def _expected() -> tuple[type[BaseException], ...]:
     """Our error classes, from the modules already imported (an error can only come from those;
     importing the others here could itself fail)."""
-    modules = ((sys.modules.get(f"{_PACKAGE}.{m}"), c) for m, c in _EXPECTED.items())
-    return tuple(getattr(mod, c) for mod, c in modules if mod is not None)
+    modules = ((sys.modules.get(f"{_PACKAGE}.{m}"), names) for m, names in _EXPECTED.items())
+    return tuple(getattr(mod, c) for mod, names in modules if mod is not None for c in names)
 
 
 def one_line(exc: BaseException) -> str:

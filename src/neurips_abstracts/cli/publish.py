@@ -10,7 +10,7 @@ import click
 from .errors import as_invoked
 from .output import AsInvokedCommand, fail, invoked
 from ..core.errors import DumpError
-from ..release.contracts import ContractError
+from ..core.errors import ContractError
 
 
 def _repo_id(ctx, param, value: str | None) -> str:

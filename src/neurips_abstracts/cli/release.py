@@ -12,7 +12,7 @@ from ..core.config import MAX_DUMP_BYTES, MAX_WORKERS, POOL_MIN_BYTES
 from ..core.errors import DumpError
 from ..core.gc_pause import gc_paused
 from ..core.words import plural
-from ..release.contracts import ContractError
+from ..core.errors import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -103,7 +103,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     if stale:
         from ..core.names import PACKAGE_ADVICE, is_built_package
 
-        from ..release.record import clone_of
+        from ..record.published import clone_of
 
         missing = missing_by_hand(stale)
         packages = [name for name in stale if is_built_package(name)]
@@ -124,7 +124,7 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 
 
 def _hub_version(value: str | None) -> str | None:
-    from ..release.hub_record import TAG_RE
+    from ..record.hub import TAG_RE
 
     if value in (None, "newest") or TAG_RE.fullmatch(value if value.startswith("v") else f"v{value}"):
         return value
@@ -155,12 +155,12 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
         python build_dataset.py verify dist
         python build_dataset.py verify dist --hub        # against the Hub's newest release tag
     """
-    from ..release.verify import croissant_validator, verify as run_verify
+    from ..record.verify import croissant_validator, verify as run_verify
 
     problems = run_verify(dist_dir)
     if hub_version is not None and not problems:
         from ..core.resources import hub_repo
-        from ..release.hub_record import check_against_hub
+        from ..record.hub import check_against_hub
 
         try:
             record, found = check_against_hub(Path(dist_dir), repo_id or hub_repo(),
@@ -209,7 +209,7 @@ def diff(old, new, fmt, write_changelog) -> None:
 
     from ..core.resources import checkout
     from ..release.contents import CHANGELOG
-    from ..release.diff import compare, load_side, to_markdown, write_changelog as add_entry
+    from ..record.diff import compare, load_side, to_markdown, write_changelog as add_entry
 
     try:
         d = compare(load_side(old), load_side(new))

@@ -135,7 +135,7 @@ def _previous(raw: Path, into: Path):
     read into ``into``); refused, naming the ways out, where it is missing although the project
     has published (what a dump changes cannot be told against nothing)."""
     from ..ingest.previous import BESIDE_RAW
-    from ..release.record import anchored_previous
+    from ..record.published import anchored_previous
 
     return anchored_previous(raw, BESIDE_RAW, into)[1]
 

@@ -30,3 +30,7 @@ class DumpError(ValueError):
     def __reduce__(self):
         # Raised in a worker process, it crosses back with every field (a subclass as a DumpError).
         return DumpError, (self.file, self.message, self.line, self.column, self.code)
+
+
+class ContractError(AssertionError):
+    """The build produced tables that break a promise of the dataset."""

@@ -82,7 +82,7 @@ def release_message(dist: Path) -> tuple[str, str, str]:
         f"Build fingerprint {manifest['fingerprint']}.\n"
         f"{counts['papers']} papers from {counts['records']} raw records in {counts['dumps']} dumps."
     )
-    from ..release.hub_record import PUBLISH_TITLE
+    from ..record.hub import PUBLISH_TITLE
 
     return version, PUBLISH_TITLE.format(tag=f"v{version}"), description
 

@@ -85,7 +85,7 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
 def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
     """Reasons to refuse: a stale or unverifiable dist/, or uncommitted work."""
     from ..build import check
-    from ..release.verify import verify
+    from ..record.verify import verify
 
     failures = []
     stale = check(raw, dist, docs=docs)
@@ -145,7 +145,7 @@ def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, r
     publish's commits since it (``release.hub_record.read_record``)."""
     from ..core.errors import DumpError
     from ..core.guard import temporary_folder
-    from ..release.hub_record import findings, read_record
+    from ..record.hub import findings, read_record
 
     with temporary_folder() as fetched:
         try:

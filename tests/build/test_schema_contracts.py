@@ -12,7 +12,7 @@ from neurips_abstracts.core.schema import (
     pandera_schema,
     table_schema,
 )
-from neurips_abstracts.release.contracts import ContractError, check
+from neurips_abstracts.build.contracts import ContractError, check
 
 from tests.helpers import set_cell
 
@@ -167,7 +167,7 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
 
     from neurips_abstracts import build as build_module
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.stages import write as write_stage
+    from neurips_abstracts.build.stages import write as write_stage
 
     from tests.helpers import make_dump
 

@@ -8,7 +8,7 @@ import pytest
 
 from neurips_abstracts.build import build
 from neurips_abstracts.core.errors import DumpError
-from neurips_abstracts.release.diff import (
+from neurips_abstracts.record.diff import (
     compare,
     load_side,
     release_commit,
@@ -174,7 +174,7 @@ def test_changelog_entry_written_once(builds, tmp_path):
 def test_a_version_outside_a_git_clone_says_it_needs_one(tmp_path):
     """An installed package run outside a clone: the version cannot be looked up, and says why."""
     from neurips_abstracts.core.errors import DumpError
-    from neurips_abstracts.release.diff import load_side
+    from neurips_abstracts.record.diff import load_side
 
     with pytest.raises(DumpError, match="not a git clone of the project.*run this in a clone, or give a release folder"):
         load_side("1.0.0", repo=tmp_path)
@@ -184,7 +184,7 @@ def _side(relations: dict[str, str]):
     """A release of one paper whose records (occurrence id -> relation) are as given."""
     import pyarrow as pa
 
-    from neurips_abstracts.release.diff import Side
+    from neurips_abstracts.record.diff import Side
 
     papers = pa.table({"paper_id": ["p"], "abstract": ["a"], "abstract_sha256": ["h"], "abstract_plain": ["a"]})
     occ = pa.table({"occurrence_id": list(relations), "paper_id": ["p"] * len(relations),
@@ -204,7 +204,7 @@ def test_diff_names_duplicates_that_changed_kind_both_ways():
     assert d["relation_moves"] == {"exact_duplicate → near_duplicate": 1, "near_duplicate → exact_duplicate": 1}
     line = "Duplicates whose relation changed: exact duplicate → near duplicate: 1; near duplicate → exact duplicate: 1."
     assert line in to_markdown(d)
-    from neurips_abstracts.release.diff import changelog_entry
+    from neurips_abstracts.record.diff import changelog_entry
 
     assert f"- {line}" in changelog_entry(d, "2026-12-01")
     assert "relation changed" not in to_markdown(compare(old, old))
@@ -221,7 +221,7 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
 
     from neurips_abstracts.build import build
     from neurips_abstracts.core.names import data_path
-    from neurips_abstracts.release.diff import _read_parquet
+    from neurips_abstracts.record.diff import _read_parquet
 
     data = (releases["dist"] / data_path("occurrences")).read_bytes()
     before = sys.getrefcount(data)

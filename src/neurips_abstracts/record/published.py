@@ -41,10 +41,10 @@ from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
 from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
-from .contents import CHANGELOG, changelog_date, released_versions
-from .git_release import VERSION_RE, release_commit, release_from_git, text
-from .hub_record import version_key
-from .record_checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
+from ..release.contents import CHANGELOG, changelog_date, released_versions
+from .git import VERSION_RE, release_commit, release_from_git, text
+from .hub import version_key
+from .checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
@@ -300,7 +300,7 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
 
 def _from_hub(tag: str, into: Path) -> Path:
     from ..core.resources import hub_repo
-    from .hub_record import fetch_release
+    from .hub import fetch_release
 
     return fetch_release(hub_repo(), tag, into)
 

@@ -1,11 +1,11 @@
-"""The near-dup stage (stages/near_dup.py): the papers of the clustered versions, each with its
+"""The near-dup stage (build/stages/near_dup.py): the papers of the clustered versions, each with its
 canonical version, by the rule as written."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neurips_abstracts.stages import near_dup as near_dup_stage
+from neurips_abstracts.build.stages import near_dup as near_dup_stage
 
 
 @settings(max_examples=200, deadline=None)

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.arrays import GrowingColumn
-from ..core.config import BuildConfig
-from ..core.pool import Workers, failed
-from ..core.stages import no_timer
-from ..dedup.versions import NormalizeMemo, Prepared, Versions, prepare_dump
-from ..ingest.load import copy_error
-from ..ingest.parse import Dump
-from ..ingest.sidecar import DumpMeta
-from ..ingest.unchanged import changed_while_read
-from ..release.occurrences import POSITIONS, Spool
+from ...core.arrays import GrowingColumn
+from ...core.config import BuildConfig
+from ...core.pool import Workers, failed
+from ...core.stages import no_timer
+from ...dedup.versions import NormalizeMemo, Prepared, Versions, prepare_dump
+from ...ingest.load import copy_error
+from ...ingest.parse import Dump
+from ...ingest.sidecar import DumpMeta
+from ...ingest.unchanged import changed_while_read
+from ..occurrences import POSITIONS, Spool
 from .read import DumpFile, Dumps
 
 

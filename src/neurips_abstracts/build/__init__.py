@@ -13,18 +13,18 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from .core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
-from .core.errors import DumpError
-from .core.gc_pause import gc_paused
-from .core.guard import replace_dir, resolve, temporary_folder
-from .core.names import release_beside
-from .core.pool import Workers
-from .core.resources import dataset_version
-from .core.schema import pandera_schema
-from .core.stages import no_timer
-from .ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
-from .release.record import Record, anchored_previous, check_build, since_published
-from .release.occurrences import Occurrences
+from ..core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
+from ..core.errors import DumpError
+from ..core.gc_pause import gc_paused
+from ..core.guard import replace_dir, resolve, temporary_folder
+from ..core.names import release_beside
+from ..core.pool import Workers
+from ..core.resources import dataset_version
+from ..core.schema import pandera_schema
+from ..core.stages import no_timer
+from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
+from ..record.published import Record, anchored_previous, check_build, since_published
+from .occurrences import Occurrences
 from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
 from .stages.identify import identify
 from .stages.near_dup import near_dup
@@ -99,7 +99,7 @@ def produce(
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
     read one at a time, as the build reaches them. ``workers`` processes (default:
     ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
-    from .release.contracts import check
+    from .contracts import check
 
     prev = previous_release(raw_dir, previous)
     result = _run(raw_dir, config, stage, prev, workers)
@@ -133,7 +133,7 @@ def build(
     for a build into a folder of the caller's own (``check``'s), which Ctrl-C may still stop
     after its swap. Only one command at a time writes ``out`` (``lock.writing``).
     """
-    from .core.lock import writing
+    from ..core.lock import writing
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
@@ -201,7 +201,7 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
 
 def _changed_docs(dist: Path, root: Path) -> dict[Path, str]:
     """The generated docs of ``root`` that the release in ``dist`` changes, with their new text."""
-    from .release.docs import differing
+    from ..release.docs import differing
 
     return {path: text for path, text in differing(dist, root).items() if text is not None}
 
@@ -223,13 +223,13 @@ def check(
     """Rebuild into a temporary folder, keeping the ids of ``dist`` itself; return the stale
     files: those of ``dist`` (as ``dist/<path>``) and, with ``docs``, the project's generated
     DATASHEET.md and the blocks of README.md and CONTRIBUTING.md a build makes."""
-    from .release.docs import stale
+    from ..release.docs import stale
 
     beside = Path(dist).resolve() == release_beside(raw_dir).resolve()
     if not Path(dist).exists():
         if beside:  # where the project has published, refused with the ways out a build names
             anchored_previous(raw_dir, BESIDE_RAW, Path())
-        from .release.record import killed_build_left
+        from ..record.published import killed_build_left
 
         raise DumpError(str(dist), killed_build_left(dist) or f"no such folder: nothing to compare; build it first (build --out {dist})")
     if not Path(dist).is_dir():

@@ -21,7 +21,7 @@ from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
 from ..core.resources import checkout
 from ..core.schema import TABLES
 from ..ingest.previous import damaged
-from .git_release import VERSION_RE, release_commit  # noqa: F401 - where diff's callers find them
+from .git import VERSION_RE, release_commit  # noqa: F401 - where diff's callers find them
 
 EXCERPT_WORDS = 8  # words of context either side of a change
 
@@ -58,7 +58,7 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
     read from the history of the clone around the current folder (``repo``: that clone), else
     of the checkout the package runs from."""
     from ..core.guard import temporary_folder
-    from .record import locate_release, record_here
+    from .published import locate_release, record_here
 
     path = Path(spec)
     if (path.exists() or path.is_symlink()) and not path.is_dir():

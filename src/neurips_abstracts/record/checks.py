@@ -9,8 +9,8 @@ import json
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST
-from .git_release import git, release_commit
-from .hub_record import version_key
+from .git import git, release_commit
+from .hub import version_key
 
 
 def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:

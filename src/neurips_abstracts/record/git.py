@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, SUMS, data_path
-from .contents import CHANGELOG, changelog_date
+from ..release.contents import CHANGELOG, changelog_date
 
 VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")  # a released version as typed: 1.1.0 or v1.1.0
 

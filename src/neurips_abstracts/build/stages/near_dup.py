@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.config import BuildConfig
-from ..core.pool import Workers
-from ..dedup.near_duplicates import near_duplicate_clusters
+from ...core.config import BuildConfig
+from ...core.pool import Workers
+from ...dedup.near_duplicates import near_duplicate_clusters
 from .parse import Parsed
 
 

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from ..core.schema import arrow_schema
-from ..ids.identity import Identity
-from ..ingest.parse import Dump
-from ..ingest.sidecar import DumpMeta
-from ..release.occurrences import RELATIONS, Occurrences, dense, occurrence_ids
+from ...core.schema import arrow_schema
+from ...ids.identity import Identity
+from ...ingest.parse import Dump
+from ...ingest.sidecar import DumpMeta
+from ..occurrences import RELATIONS, Occurrences, dense, occurrence_ids
 from .identify import Identified
 from .near_dup import Papers
 from .parse import Parsed

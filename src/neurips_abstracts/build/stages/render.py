@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from ..core.pool import Workers
-from ..core.schema import arrow_schema
-from ..text.render import render_many
+from ...core.pool import Workers
+from ...core.schema import arrow_schema
+from ...text.render import render_many
 from .near_dup import Papers
 from .parse import Parsed
 

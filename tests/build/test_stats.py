@@ -1,6 +1,6 @@
 import pyarrow as pa
 
-from neurips_abstracts.release.stats import compute
+from neurips_abstracts.build.stats import compute
 
 
 def test_per_file_counts_are_arrows_group_by_sorted_by_file():
@@ -27,7 +27,7 @@ def test_per_file_counts_are_arrows_group_by_sorted_by_file():
 def test_quantiles_are_the_values_the_documents_say():
     """The documents say: the q-th quantile of n sorted values is the one at position q × (n − 1),
     rounded to the nearest, a half to the even one (so never an average of two)."""
-    from neurips_abstracts.release.stats import _quantiles
+    from neurips_abstracts.build.stats import _quantiles
 
     for values in ([7, 1, 4, 9], list(range(10)), list(range(36)), list(range(37)), [5], [3, 3, 1]):
         ordered = sorted(values)

@@ -1,4 +1,4 @@
-"""The occurrences writer's spool (release/occurrences.py): every span as text, in order, in
+"""The occurrences writer's spool (build/occurrences.py): every span as text, in order, in
 memory or spilled to its file, and never locked while its reader holds a chunk."""
 
 import contextlib
@@ -12,7 +12,7 @@ def test_spool_holds_each_span_as_text_in_order(max_memory):
     """In memory, spilled to its file after the first dump, or in the file from the start."""
     import numpy as np
 
-    from neurips_abstracts.release.occurrences import Spool
+    from neurips_abstracts.build.occurrences import Spool
 
     data = "\ufeffhead\nfirst é\r\n\nsecond 中😀\n \nthird".encode()
     spans = [(data.index(t.encode()), data.index(t.encode()) + len(t.encode())) for t in ["first é", "second 中😀", "third", ""]]
@@ -37,7 +37,7 @@ def test_spool_is_not_locked_while_its_reader_holds_a_chunk(max_memory):
     thread (it stops early) must not wait for that reader to finish the whole table."""
     import numpy as np
 
-    from neurips_abstracts.release.occurrences import Spool
+    from neurips_abstracts.build.occurrences import Spool
 
     spool = Spool(max_memory)
     spool.append(b"a b c", np.array([0, 2, 4]), np.array([1, 3, 5]))

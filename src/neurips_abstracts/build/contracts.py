@@ -10,14 +10,13 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+from ..core.errors import ContractError
+
 if TYPE_CHECKING:  # the CLI imports ContractError at start-up: keep pyarrow out of that path
     import pyarrow as pa
 
     from ..ingest.previous import PreviousRelease
 
-
-class ContractError(AssertionError):
-    """The build produced tables that break a promise of the dataset."""
 
 
 def _fail(message: str, examples) -> None:

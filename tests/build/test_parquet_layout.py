@@ -12,7 +12,7 @@ from neurips_abstracts import build as build_module
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.core.schema import distinct_columns, free_text_columns
-from neurips_abstracts.release.write import row_group_bounds
+from neurips_abstracts.build.tables import row_group_bounds
 from tests.helpers import synthetic_dumps
 
 LIMIT = 16 * 1024  # small enough that the fixture's tables make several row groups
@@ -76,7 +76,7 @@ def test_a_flipped_relation_moves_no_row_group_cut(tmp_path):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from neurips_abstracts.release.write import write_parquet
+    from neurips_abstracts.build.tables import write_parquet
 
     raw = tmp_path / "raw"
     synthetic_dumps(raw, papers=240)
@@ -154,8 +154,8 @@ def test_shards_as_the_hub_names_them_and_every_file_says_so(tmp_path):
 
     from neurips_abstracts.core.names import release_table_paths
     from neurips_abstracts.core.schema import TABLES
-    from neurips_abstracts.release.verify import verify
-    from neurips_abstracts.release.write import row_bytes
+    from neurips_abstracts.record.verify import verify
+    from neurips_abstracts.build.tables import row_bytes
 
     dist, config = _sharded(tmp_path)
     shards = {t: release_table_paths(dist, t) for t in TABLES}
@@ -198,7 +198,7 @@ def test_sharded_releases_are_read_whole_by_every_reader(tmp_path):
 
     from neurips_abstracts.core.names import release_table_paths
     from neurips_abstracts.ingest.previous import read_previous, read_release_table
-    from neurips_abstracts.release.diff import compare, load_side
+    from neurips_abstracts.record.diff import compare, load_side
     from tests.helpers import make_dump
 
     old, _ = _sharded(tmp_path, "old")

@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ingest.load import listing
-from ..ingest.previous import PreviousRelease
-from ..ingest.sidecar import DumpMeta, added_key, crawl_key
-from ..ingest.unchanged import checked_meta
+from ...ingest.load import listing
+from ...ingest.previous import PreviousRelease
+from ...ingest.sidecar import DumpMeta, added_key, crawl_key
+from ...ingest.unchanged import checked_meta
 
 
 @dataclass(frozen=True)

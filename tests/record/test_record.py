@@ -288,8 +288,8 @@ def test_a_stray_dump_named_file_above_the_project_refuses_nothing(history, tmp_
 
 
 def test_the_record_lists_what_was_published_and_how(history, tmp_path, monkeypatch):
-    from neurips_abstracts.release import record as record_module
-    from neurips_abstracts.release.record import published_record
+    from neurips_abstracts.record import published as record_module
+    from neurips_abstracts.record.published import published_record
 
     for source in ("_package_clone", "_package_changelog"):  # a package that has published nothing
         monkeypatch.setattr(record_module, source, lambda: None)
@@ -353,7 +353,7 @@ def test_a_copy_of_raw_built_outside_the_clone_is_held_to_the_packages_own_recor
 def test_diff_names_releases_as_build_does(history, tmp_path, package_record, monkeypatch):
     """diff kept a resolver of its own: hub:v1.1.0 was "neither a dist/ folder nor a git
     revision", and outside a clone it read the checkout's git while build asked the Hub."""
-    from neurips_abstracts.release import record as record_module
+    from neurips_abstracts.record import published as record_module
 
     monkeypatch.setattr(record_module, "_from_hub", lambda tag, into: shutil.copytree(history / "dist", into) and into)
     r = run_cli("diff", "hub:v1.1.0", "dist", cwd=history)
@@ -369,7 +369,7 @@ def test_a_committed_sums_file_naming_a_path_outside_the_release_writes_nothing_
     """release_from_git wrote into/rel for every line of a committed SHA256SUMS, '..' and absolute
     paths included."""
     from neurips_abstracts.core.errors import DumpError
-    from neurips_abstracts.release.git_release import release_from_git
+    from neurips_abstracts.record.git import release_from_git
 
     sums = history / "dist" / SUMS
     sums.write_text(sums.read_text() + f"{'0' * 64}  {rel}\n")

@@ -1,4 +1,4 @@
-"""The parse stage (stages/parse.py): records collapse into versions (distinct normalized texts)
+"""The parse stage (build/stages/parse.py): records collapse into versions (distinct normalized texts)
 as the dumps arrive, in added order, their raw texts spooled."""
 
 import hashlib
@@ -8,8 +8,8 @@ from neurips_abstracts.text.normalize import normalize
 
 def test_records_collapse_into_versions_as_dumps_arrive():
     from neurips_abstracts.core.config import DEFAULT_CONFIG
-    from neurips_abstracts.stages.parse import parse
-    from neurips_abstracts.stages.read import ordered
+    from neurips_abstracts.build.stages.parse import parse
+    from neurips_abstracts.build.stages.read import ordered
 
     from tests.helpers import make_dump
 

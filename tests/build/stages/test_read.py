@@ -1,4 +1,4 @@
-"""The read stage (stages/read.py) and the parse stage's second read: each dump read and
+"""The read stage (build/stages/read.py) and the parse stage's second read: each dump read and
 checked once, in added order; a dump that changes between the two reads is refused."""
 
 import pytest
@@ -16,8 +16,8 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
     from neurips_abstracts.core.config import BuildConfig
     from neurips_abstracts.ingest.sidecar import DumpMeta
     from neurips_abstracts.core.pool import Workers
-    from neurips_abstracts.stages.parse import parse
-    from neurips_abstracts.stages.read import ordered
+    from neurips_abstracts.build.stages.parse import parse
+    from neurips_abstracts.build.stages.read import ordered
 
     first = (HEADER + "\n\nFirst abstract text here.\n").encode()
     second = (HEADER + "\n\nA different abstract entirely.\n").encode()
@@ -37,7 +37,7 @@ def test_dumps_come_in_added_order_and_rank_by_crawl_whatever_order_they_are_lis
     import hashlib
 
     from neurips_abstracts.ingest.sidecar import DumpMeta
-    from neurips_abstracts.stages.read import ordered
+    from neurips_abstracts.build.stages.read import ordered
 
     data = {name: (HEADER + f"\n\nAbstract of {name}.\n").encode() for name in ("a.txt", "b.txt", "c.txt", "d.txt")}
 

@@ -9,15 +9,15 @@ import threading
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
 
-from ..core.config import BuildConfig
-from ..core.names import MANIFEST
-from ..core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
-from ..core.schema import TABLES
-from ..core.sums import sha256_file
-from ..ingest.previous import PreviousRelease
-from ..release.manifest import build_manifest
-from ..release.stats import compute as compute_stats
-from ..release.write import dumps_json, write_parquet, write_parquet_batches, write_text
+from ...core.config import BuildConfig
+from ...core.names import MANIFEST
+from ...core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
+from ...core.schema import TABLES
+from ...core.sums import sha256_file
+from ...ingest.previous import PreviousRelease
+from ...release.manifest import build_manifest
+from ..stats import compute as compute_stats
+from ..tables import dumps_json, write_parquet, write_parquet_batches, write_text
 from .assemble import BuildResult
 
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
@@ -25,7 +25,7 @@ STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.comput
 
 def _data_file(out: Path, written):
     """What the release says of a table written in ``out`` (``write.Written``)."""
-    from ..release import contents
+    from ...release import contents
 
     shards = tuple(contents.Shard(path=rel, size=(out / rel).stat().st_size, sha256=sha256_file(out / rel), rows=rows)
                    for rel, rows in written.shards)
@@ -41,7 +41,7 @@ def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threadi
     write it (``write.Written``). A row group is checked in a second thread while this one
     writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
     passed. Stops before the next row group once ``stop`` is set."""
-    from ..release.contracts import check_occurrence_rows
+    from ..contracts import check_occurrence_rows
 
     def checked(batches, checker: ThreadPoolExecutor):
         passed = None
@@ -68,10 +68,10 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     (``write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
     are written by ``writer`` while this thread checks the contracts across tables. A
     ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
-    from ..release import croissant, datapackage, contents as release, texts
-    from ..release.card import card
-    from ..release.contracts import ContractError, check_tables
-    from ..release.datasheet import datasheet
+    from ...release import croissant, datapackage, contents as release, texts
+    from ...release.card import card
+    from ..contracts import ContractError, check_tables
+    from ...release.datasheet import datasheet
 
     occurrences = result.occurrences
     written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)

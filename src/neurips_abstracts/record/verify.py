@@ -18,7 +18,7 @@ from pathlib import Path
 from ..core.names import MANIFEST, PACKAGE_ADVICE, SUMS, data_path, holds_release, is_built_package, table_paths
 from ..core.schema import TABLES
 from ..core.sums import read_sums, sha256_file
-from .contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
+from ..release.contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
 
 
 MAX_SHOWN = 20  # problems listed per validator; the rest are counted
@@ -73,7 +73,7 @@ def croissant_problems(dist: Path) -> list[str]:
 
 def _unreleased(dist: Path) -> bool:
     """Whether ``dist`` is a build of a version its CHANGELOG has no dated entry for."""
-    from .contents import changelog_date
+    from ..release.contents import changelog_date
 
     try:
         version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
@@ -93,7 +93,7 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
         from ..core.errors import DumpError
 
-        from .record import killed_build_left
+        from .published import killed_build_left
 
         what = (f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else
                 killed_build_left(dist) or "no such folder")

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..ids.identity import Founding, Identity, assign_ids
-from ..ingest.previous import PreviousRelease, record_key
+from ...ids.identity import Founding, Identity, assign_ids
+from ...ingest.previous import PreviousRelease, record_key
 from .near_dup import Papers
 from .parse import Parsed
 

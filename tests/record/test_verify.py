@@ -6,7 +6,7 @@ import json
 import pyarrow as pa
 
 from neurips_abstracts.core.names import data_path
-from neurips_abstracts.release.verify import verify
+from neurips_abstracts.record.verify import verify
 
 from tests.helpers import rewrite_table, run_cli
 
@@ -34,7 +34,7 @@ def test_verify_passes_and_catches_tampering(seeds_dist, dist_copy):
 
 
 def test_verify_runs_the_standards_validators(seeds_dist, dist_copy):
-    from neurips_abstracts.release.verify import croissant_problems, frictionless_problems
+    from neurips_abstracts.record.verify import croissant_problems, frictionless_problems
 
     assert frictionless_problems(seeds_dist) == [] and croissant_problems(seeds_dist) == []
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from neurips_abstracts.release.contracts import ContractError, check, check_tables
+from neurips_abstracts.build.contracts import ContractError, check, check_tables
 
 from tests.helpers import set_cell
 
