@@ -95,3 +95,15 @@ def test_helpers_come_from_the_helpers_module_and_conftest_holds_fixtures(tmp_pa
                  and not node.name.startswith("pytest_")
                  and not any("fixture" in ast.unparse(d) for d in getattr(node, "decorator_list", []))]
         assert plain == [], f"{conftest.relative_to(ROOT)} holds helpers, not fixtures: {plain}"
+
+
+def test_every_test_file_is_collected():
+    """A folder pytest skips by name (its defaults skip any ``build`` folder, and tests/build/
+    mirrors the package's build/) would drop its tests without a word: every test file under
+    tests/ yields at least one test, in the default, corpus and slow suites together."""
+    found = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                            "-p", "no:randomly", "-n", "0", "-m", "slow or corpus or not (slow or corpus)"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    collected = {line.split("::")[0] for line in found.stdout.splitlines() if "::" in line}
+    files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_*.py")}
+    assert files - collected == set(), found.stdout[-2000:] + found.stderr[-2000:]
