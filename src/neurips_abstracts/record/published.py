@@ -41,11 +41,23 @@ from ..core.errors import DumpError
 from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
-from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
+from ..ingest.previous import (
+    BESIDE_RAW,
+    PreviousRelease,
+    is_release,
+    read_previous,
+    release_at,
+)
 from ..release.contents import CHANGELOG, changelog_date, released_versions
-from .git import VERSION_RE, manifest_commit, release_commit, release_from_git, release_tags
-from .hub import version_key
 from .checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
+from .git import (
+    VERSION_RE,
+    manifest_commit,
+    release_commit,
+    release_from_git,
+    release_tags,
+)
+from .hub import version_key
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
