@@ -249,3 +249,27 @@ def test_add_refuses_to_compare_with_a_deleted_dist(project, tmp_path):
     shutil.rmtree(project / "dist")
     line = refused(project, "add", str(dump), "--dry-run", names="dist")
     assert "git checkout -- dist" in line and "every paper is new" not in line
+
+
+def test_a_deleted_dist_git_does_not_track_is_not_restored_by_git_checkout(project):
+    """The ways out name `git checkout -- dist` only where git tracks dist/ (issue 41): here the
+    clone ignores it, so the advice is to download the release, and no git command is named."""
+    git(project, "rm", "-rq", "--cached", "dist")
+    (project / ".gitignore").write_text("dist/\n")
+    git(project, "add", ".gitignore")
+    git(project, "commit", "-qm", "dist/ is not tracked")
+    shutil.rmtree(project / "dist")
+    line = refused(project, "build", names="dist")
+    assert "git checkout" not in line and "restore it (download the release" in line, line
+    assert "--previous" in line and "--first-release" in line, line
+
+
+def test_a_damaged_table_git_does_not_track_names_no_git_checkout(project):
+    """A damaged release file is restored by `git checkout` only where git tracks its folder."""
+    git(project, "rm", "-rq", "--cached", "dist")
+    (project / ".gitignore").write_text("dist/\n")
+    git(project, "add", ".gitignore")
+    git(project, "commit", "-qm", "dist/ is not tracked")
+    (project / "dist" / IDS).write_bytes(b"not parquet")
+    line = refused(project, "build", names="dist")
+    assert "git checkout" not in line and "restore it (download the release again)" in line, line

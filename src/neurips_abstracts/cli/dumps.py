@@ -54,7 +54,7 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
         fail(exc)
     click.echo(f"added {dump.as_posix()} and {sidecar.as_posix()}")
     what = f"a dump crawled on {plan.meta.crawled_at}" if plan.meta.crawled_at else f"dump {plan.meta.file}"
-    from ..record.published import clone_of
+    from ..core.clones import clone_of
 
     if clone_of(dump.parent) is None:  # git advice only where git works
         click.echo("send both files to the project (raw/ here is in no git clone)")

@@ -41,7 +41,7 @@ def _repo_id(ctx, param, value: str | None) -> str:
               help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures; a 429 or 503 from the Hub waits its Retry-After, one from the Xet storage --backoff (hf_xet does not report Retry-After).")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
 @click.option("--timeout", type=float, default=None,
-              help="Seconds to wait on any one network operation before it counts as failed, and the longest Retry-After of the Hub waited for (default: 120).")
+              help="Seconds to wait on any one network operation before it counts as failed, and the longest Retry-After of the Hub waited for  [default: 120].")
 def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_hub_edits, dist_dir, raw_dir, attempts,
             backoff, timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.

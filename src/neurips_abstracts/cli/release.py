@@ -103,13 +103,17 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     if stale:
         from ..core.names import PACKAGE_ADVICE, is_built_package
 
-        from ..record.published import clone_of
+        from ..core.clones import checkout_command
+        from ..core.resources import CHECKOUT_ROOT
 
         missing = missing_by_hand(stale)
         packages = [name for name in stale if is_built_package(name)]
-        how = "git checkout -- {}" if clone_of(dist_dir) is not None else "from the project's sources: {} is in no git clone here"
+
+        def how(name: str) -> str:  # git advice only where git tracks the file
+            return checkout_command(CHECKOUT_ROOT / name) or f"from the project's sources: {name} is in no git clone here"
+
         for name in stale:
-            click.echo(f"missing: {name}: restore it ({how.format(name)})" if name in missing else
+            click.echo(f"missing: {name}: restore it ({how(name)})" if name in missing else
                        f"{name}: {PACKAGE_ADVICE}" if name in packages else f"stale: {name}",
                        err=True)
         if set(missing) | set(packages) == set(stale):

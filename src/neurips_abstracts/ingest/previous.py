@@ -84,20 +84,14 @@ def damaged(file: str | Path, exc: BaseException, way_out: str = "or build with 
 
 
 def _restore_it(file: str | Path) -> str:
-    """How to restore a release file, in words that work where it is: ``git checkout`` only in a
-    git clone (asked only when something is damaged)."""
-    import subprocess
+    """How to restore a release file, in words that work where it is: ``git checkout`` only
+    where git tracks the release folder (``core.clones``; asked only when something is damaged)."""
+    from ..core.clones import checkout_command
 
     p = Path(str(file).partition(":dist/")[0] if ":dist/" in str(file) else file).absolute()
-    folder = next((q for q in (p, *p.parents) if q.is_dir()), Path.cwd())
-    try:
-        in_clone = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                                  capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        in_clone = False
     release = next((q for q in (p, *p.parents) if (q / MANIFEST).is_file()), None)
-    name = release.name if release is not None else "dist"
-    return f"restore it (git checkout -- {name})" if in_clone else "restore it (download the release again)"
+    command = checkout_command(release) if release is not None else None
+    return f"restore it ({command})" if command else "restore it (download the release again)"
 
 
 def read_previous(path: str | Path) -> PreviousRelease:

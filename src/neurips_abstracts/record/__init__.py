@@ -1,2 +1,6 @@
-"""What this project has published: the release tags in git and on the Hub, a release folder's
-record, and the readers that compare, diff and verify releases against it."""
+"""The published record: what this project has released, and the readers of other releases
+measured against it. ``published`` is the record itself (the release tags in git and on the Hub,
+the dated CHANGELOG versions, and the one way every command names a release); ``checks`` holds
+a build to it; ``git`` reads a release committed to git; ``hub`` reads the Hub's release tags;
+``diff`` and ``verify`` compare and verify releases. May import core/, text/, ingest/, dedup/,
+ids/ and release/ (the renderers); never the build (build/), which imports it."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
+from ..core.clones import git
+from ..core.clones import git_text as text
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, SUMS, data_path
 from ..release.contents import CHANGELOG, changelog_date
@@ -16,18 +17,16 @@ from ..release.contents import CHANGELOG, changelog_date
 VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")  # a released version as typed: 1.1.0 or v1.1.0
 
 
-def git(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    """``git -C repo args`` (bytes out); a failed run where git itself is missing."""
-    try:
-        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, timeout=120)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return subprocess.CompletedProcess(args, 127, b"", str(exc).encode())
+def release_tags(repo: Path) -> list[str]:
+    """The release tags (``v1.1.0``, ...) of ``repo``; none where git fails."""
+    return text(repo, "tag", "--list", "v[0-9]*").split()
 
 
-def text(repo: Path, *args: str) -> str:
-    """What ``git`` prints, stripped; "" where it fails."""
-    proc = git(repo, *args)
-    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+def manifest_commit(repo: Path) -> str | None:
+    """The short id of the newest commit of ``repo`` that changed dist/'s manifest (None: none
+    did): evidence that the project released from this clone, tags or not."""
+    return text(repo, "log", "-1", "--format=%h", "--", f"dist/{MANIFEST}") or None
+
 
 def release_commit(version: str, repo: Path) -> str | None:
     """The commit of ``repo``'s history that released ``version``: its tag ``vX.Y.Z`` where the

@@ -36,30 +36,30 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.clones import checkout_command, clone_of
 from ..core.errors import DumpError
 from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
-from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous, release_at
+from ..ingest.previous import (
+    BESIDE_RAW,
+    PreviousRelease,
+    is_release,
+    read_previous,
+    release_at,
+)
 from ..release.contents import CHANGELOG, changelog_date, released_versions
-from .git import VERSION_RE, release_commit, release_from_git, text
-from .hub import version_key
 from .checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
+from .git import (
+    VERSION_RE,
+    manifest_commit,
+    release_commit,
+    release_from_git,
+    release_tags,
+)
+from .hub import version_key
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
-
-
-def clone_of(*folders: str | Path | None) -> Path | None:
-    """The git clone holding the first of ``folders`` that is in one (its nearest existing folder
-    asked, so a release not written yet counts), or None: outside any clone."""
-    for folder in folders:
-        if folder is None:
-            continue
-        p = Path(folder).absolute()
-        existing = next((q for q in (p, *p.parents) if q.is_dir()), None)
-        if existing is not None and (top := text(existing, "rev-parse", "--show-toplevel")):
-            return Path(top)
-    return None
 
 
 def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None:
@@ -73,22 +73,6 @@ def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None
         if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
             return clone
     return None
-
-
-def git_checkout(folder: Path, clone: Path) -> str:
-    """``git checkout`` of ``folder`` as typed where the command runs: its path from the current
-    folder inside ``clone``, else ``git -C <clone>`` and its path in the clone."""
-    import os
-
-    p = Path(folder).absolute()
-    p = p.parent.resolve() / p.name
-    top, here = clone.resolve(), Path.cwd().resolve()
-    if here == top or top in here.parents:
-        return f"git checkout -- {Path(os.path.relpath(p, here)).as_posix()}"
-    try:
-        return f"git -C {top} checkout -- {p.relative_to(top).as_posix()}"
-    except ValueError:
-        return f"git -C {top} checkout -- {p}"
 
 
 @dataclass(frozen=True)
@@ -122,15 +106,14 @@ class Record:
         if self.newest is not None:
             return self.newest.how
         if self.clone is not None:
-            commit = text(self.clone, "log", "-1", "--format=%h", "--", f"dist/{MANIFEST}")
-            if commit:
+            if commit := manifest_commit(self.clone):
                 return f"commit {commit} holds dist/{MANIFEST}"
         return None
 
     def restore_advice(self, folder: Path) -> str:
         """How to get a release folder back, in words that work where the command runs."""
-        if self.clone is not None:
-            return f"restore it ({git_checkout(folder, self.clone)})"
+        if (command := checkout_command(folder)) is not None:
+            return f"restore it ({command})"
         return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
 
     def ways_out(self, folder: Path) -> str:
@@ -181,7 +164,7 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
             found.setdefault(version, how)
 
     def add_tags(repo: Path, of: str = "") -> None:
-        for tag in text(repo, "tag", "--list", "v[0-9]*").split():
+        for tag in release_tags(repo):
             add(tag[1:], f"git tag {tag}{of}")
 
     def add_dated(path: Path, name: str) -> None:
