@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from ..core.errors import ProjectError
+
 DEBUG_FLAG = "--debug"
 DEBUG_ENV = "NEURIPS_ABSTRACTS_DEBUG"
 DEBUG_HELP = f"Show the traceback of an internal error (or set {DEBUG_ENV}=1)."
@@ -25,20 +27,9 @@ def as_invoked(text: str) -> str:
     return text.replace(DOC_PROG, _invoked[0])
 
 
-_PACKAGE = __name__.partition(".")[0]
-_EXPECTED = {"core.errors": ("DumpError", "ContractError"), "contribute.add": ("AddError",), "hub.publish": ("PublishError",)}
-
-
-def _expected() -> tuple[type[BaseException], ...]:
-    """Our error classes, from the modules already imported (an error can only come from those;
-    importing the others here could itself fail)."""
-    modules = ((sys.modules.get(f"{_PACKAGE}.{m}"), names) for m, names in _EXPECTED.items())
-    return tuple(getattr(mod, c) for mod, names in modules if mod is not None for c in names)
-
-
 def one_line(exc: BaseException) -> str:
     """The line shown for ``exc``."""
-    if isinstance(exc, _expected()):
+    if isinstance(exc, ProjectError):
         text = str(exc)
     elif isinstance(exc, OSError):
         where = ": ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)

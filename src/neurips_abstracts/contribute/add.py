@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.config import DEFAULT_CONFIG, BuildConfig
-from ..core.errors import DumpError
+from ..core.errors import DumpError, ProjectError
 from ..core.guard import Refused, check_raw_target, remove_litter, temporary_file, temporary_folder
 from ..core.names import DUMP_SUFFIX, dump_number
 from ..ingest.sidecar import DumpMeta, check_date, parse_sidecar, sidecar_name
@@ -34,7 +34,7 @@ from ..ingest.validate import Finding, validate
 _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 
 
-class AddError(ValueError):
+class AddError(ProjectError, ValueError):
     """The dump was not added; ``findings`` says why, file:line by file:line."""
 
     def __init__(self, message: str, findings: list[Finding] = ()):

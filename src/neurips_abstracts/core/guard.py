@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .errors import NO_RAW_FOLDER, DumpError
+from .errors import NO_RAW_FOLDER, Refused  # noqa: F401 (Refused: callers import it here)
 from .names import is_hidden
 from .names import DUMP_SUFFIX, MANIFEST, PACKAGE_ADVICE, is_built_package, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
 
@@ -45,13 +45,6 @@ STALE_SECONDS = 24 * 3600
 # .<target name>.neurips-abstracts-<tmp|old>-<pid>-<random>, or neurips-abstracts-tmp-<pid>-<random>
 _OURS_RE = re.compile(rf"^(?:\.(?P<target>.+)\.)?{MARK}-(?P<kind>tmp|old)-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 SYMLINK_POLICY = "links are refused, not followed"
-
-
-class Refused(DumpError):
-    """A folder a command will not write: nothing was changed."""
-
-    def __init__(self, path: str | Path, reason: str):
-        super().__init__(str(path), f"refused: {reason}", code="refused")
 
 
 def resolve(path: Path) -> Path:

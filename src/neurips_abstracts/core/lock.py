@@ -20,7 +20,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .guard import MARK, Refused
+from .errors import LockHeld
+from .guard import MARK
 
 _WINDOWS_OFFSET = 2**20  # the byte locked on Windows, past the process id written at the start
 _fds: dict[Path, int] = {}  # the open lock file of each of them
@@ -114,7 +115,7 @@ def writing(folder: str | Path) -> Iterator[None]:
         fd, writable = os.open(path, os.O_RDONLY), False
     try:
         if not _try_lock(fd):
-            raise Refused(folder, f"another command{_holder(fd)} is writing it now: wait for it to end, "
+            raise LockHeld(folder, f"another command{_holder(fd)} is writing it now: wait for it to end, "
                                   "then run this again")
         try:
             if writable:

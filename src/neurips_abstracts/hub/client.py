@@ -8,9 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
-class PublishError(RuntimeError):
-    """A refusal or failure, in words fit to print."""
+from ..core.errors import PublishError
 
 
 class HubUnavailable(PublishError):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..core.clones import git
 from ..core.clones import git_text as text
-from ..core.errors import DumpError
+from ..core.errors import GitError
 from ..core.names import MANIFEST, SUMS, data_path
 from ..release.contents import CHANGELOG, changelog_date
 
@@ -75,11 +75,11 @@ def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
     if m := VERSION_RE.fullmatch(spec):
         revision = release_commit(m[1], repo)
         if revision is None:
-            raise DumpError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}; give "
+            raise GitError(spec, f"no commit of the git history of {repo} has dist/{MANIFEST} at version {m[1]}; give "
                             "a release folder or a git revision")
     commit = text(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
     if not commit or _show(repo, commit, MANIFEST) is None:
-        raise DumpError(spec, f"neither a dist/ folder nor a git revision of {repo} with dist/{MANIFEST}; give a release "
+        raise GitError(spec, f"neither a dist/ folder nor a git revision of {repo} with dist/{MANIFEST}; give a release "
                         "folder, a released version or a git revision")
     sums = _show(repo, commit, SUMS)
     listed = ([line.partition("  ")[2] for line in sums.decode("utf-8", "replace").splitlines() if "  " in line]
@@ -90,13 +90,13 @@ def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
     for rel in listed:
         parts = rel.replace("\\", "/").split("/")
         if rel.startswith("/") or ".." in parts or (parts[0][1:2] == ":" and parts[0][:1].isalpha()):
-            raise DumpError(f"{spec}:dist/{SUMS}", f"lists {rel!r}, a path outside the release: the commit is damaged; "
+            raise GitError(f"{spec}:dist/{SUMS}", f"lists {rel!r}, a path outside the release: the commit is damaged; "
                             "give another release")
         data = _show(repo, commit, rel)
         if data is None:
             if sums is None:
                 continue  # a table a release of before SHA256SUMS did not have
-            raise DumpError(f"{spec}:dist/{rel}", f"listed in {SUMS} but missing from commit {commit[:12]}")
+            raise GitError(f"{spec}:dist/{rel}", f"listed in {SUMS} but missing from commit {commit[:12]}")
         target = into / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)

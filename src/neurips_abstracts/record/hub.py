@@ -162,7 +162,7 @@ def _reader(repo_id: str, endpoint: str | None, token: str | None):
     Hub into one line (DumpError) naming the repository and what was read."""
     from huggingface_hub import HfApi
 
-    from ..core.errors import DumpError
+    from ..core.errors import HubReadError
 
     api = HfApi(endpoint=endpoint, token=token)
 
@@ -174,9 +174,9 @@ def _reader(repo_id: str, endpoint: str | None, token: str | None):
             return fn(*args, **kwargs)
         except HfHubHTTPError as exc:
             status = exc.response.status_code if exc.response is not None else "no answer"
-            raise DumpError(repo_id, f"{what}: the Hub at {api.endpoint} answered {status}") from None
+            raise HubReadError(repo_id, f"{what}: the Hub at {api.endpoint} answered {status}") from None
         except (httpx2.TransportError, OSError) as exc:
-            raise DumpError(repo_id, f"{what}: cannot reach the Hub at {api.endpoint} ({type(exc).__name__}): check "
+            raise HubReadError(repo_id, f"{what}: cannot reach the Hub at {api.endpoint} ({type(exc).__name__}): check "
                                      "the network, or set HF_ENDPOINT to the Hub to use") from None
 
     return api, call
