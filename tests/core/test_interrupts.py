@@ -386,3 +386,17 @@ def test_a_hold_inside_a_hold_is_refused_and_the_outer_one_still_holds():
         assert got == [signal.SIGINT]  # delivered once it is done
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+def test_a_lock_file_is_removed_when_its_holder_ends_and_the_folder_can_be_locked_again(tmp_path):
+    """Lock files piled up in /tmp (thousands): the holder now removes its own as it ends."""
+    path = lock_file(tmp_path / "dist")
+    with writing(tmp_path / "dist"):
+        assert path.is_file()
+    assert not path.exists()
+    with writing(tmp_path / "dist"):  # and the folder locks again, for one holder only
+        proc = subprocess.run([sys.executable, "-c", "import sys\nfrom neurips_abstracts.core.lock import writing\n"
+                               "with writing(sys.argv[1]): pass", str(tmp_path / "dist")],
+                              capture_output=True, text=True)
+        assert proc.returncode != 0 and "is writing it now" in proc.stderr
+    assert not path.exists()
