@@ -2,7 +2,7 @@
 
     python benchmarks/mutation.py [--per-module N] [--module NAME ...] [--out benchmarks/results/mutation.json]
 
-(about 25 minutes with the default caps; the scheduled workflow runs it weekly)
+(the scheduled workflow runs it weekly; how long a run took is in its results file)
 
 Why a runner of our own: mutmut 3 copies the sources into a mutants/ folder and rewrites every
 function into a trampoline, which this src layout with an editable install and a suite that
@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "neurips_abstracts"
 
 # module -> (functions to mutate, or () for every function; the test files that guard it; how
-# many of its mutants a run tries: about 25 minutes in all on the 2-core machine the results
-# were measured on, where one run of a module's tests takes 5 to 16 s)
+# many of its mutants a run tries: the caps keep a weekly run short; what a run took is
+# written by the run into its results file, not here)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {
     "build/contracts.py": (("check_tables", "_check_unique_across", "_check_ids"),
                              ("tests/build/test_schema_contracts.py", "tests/build/test_contract_faults.py"), 29),

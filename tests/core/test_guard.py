@@ -271,3 +271,35 @@ def test_build_killed_at_a_time_leaves_old_or_new(tmp_path, releases, delay):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert_old_or_new_after_recovery(ws, releases)
+
+
+_LIVE_ELSEWHERE = """
+import os, sys, tempfile
+tempfile.tempdir = sys.argv[1]
+os.getpid = lambda: int(sys.argv[2])  # its id as another PID namespace sees it: no process there
+from neurips_abstracts.core import guard
+with guard.temporary_folder() as tmp:
+    print(tmp, flush=True)
+    sys.stdin.readline()
+    print(tmp.is_dir(), flush=True)
+"""
+
+
+def test_a_live_run_s_temporary_folder_is_not_litter_where_its_process_id_means_nothing(tmp_path):
+    """The cause of a check's folder deleted under it: litter removal judged a folder by the process
+    id in its name, which in a /tmp shared across PID namespaces names no process, or another one.
+    A run's own lock on its folder decides now."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _LIVE_ELSEWHERE, str(tmp_path), str(dead_pid())],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        live = Path(proc.stdout.readline().strip())
+        assert live.is_dir()
+        assert remove_litter(tmp_path) == [] and live.is_dir()  # another run's litter removal
+        out, _ = proc.communicate("\n", timeout=60)
+        assert out.strip() == "True" and proc.returncode == 0
+    finally:
+        proc.kill()
+    assert not live.exists()

@@ -367,3 +367,36 @@ def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_o
         reached += fired
         assert (status, new) in (("finished", True), ("stopped", False)), (line, status, new, proc.stderr)
     assert reached >= 10  # the lines the swap runs through were each hit
+
+
+def test_a_hold_inside_a_hold_is_refused_and_the_outer_one_still_holds():
+    """Holds do not nest (a signal held by an inner one was dropped): one attempted is refused
+    with a clear error, and the outer hold still delivers its held signal after its block."""
+    from neurips_abstracts.core.interrupts import uninterrupted
+
+    got = []
+    saved = signal.signal(signal.SIGINT, lambda s, f: got.append(s))
+    try:
+        with uninterrupted(final=False):
+            with pytest.raises(RuntimeError, match="holds do not nest"):
+                with uninterrupted(final=False):
+                    pass  # never reached
+            signal.raise_signal(signal.SIGINT)
+            assert got == []  # held while the outer block runs
+        assert got == [signal.SIGINT]  # delivered once it is done
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
+def test_a_lock_file_is_removed_when_its_holder_ends_and_the_folder_can_be_locked_again(tmp_path):
+    """Lock files piled up in /tmp (thousands): the holder now removes its own as it ends."""
+    path = lock_file(tmp_path / "dist")
+    with writing(tmp_path / "dist"):
+        assert path.is_file()
+    assert not path.exists()
+    with writing(tmp_path / "dist"):  # and the folder locks again, for one holder only
+        proc = subprocess.run([sys.executable, "-c", "import sys\nfrom neurips_abstracts.core.lock import writing\n"
+                               "with writing(sys.argv[1]): pass", str(tmp_path / "dist")],
+                              capture_output=True, text=True)
+        assert proc.returncode != 0 and "is writing it now" in proc.stderr
+    assert not path.exists()

@@ -317,8 +317,8 @@ def test_ids_hold_under_any_history():
 
 
 # The long run's budget: the first HISTORY_SEQUENCES of its derandomized sequences (the same
-# ones on every machine), about a minute and a half of CI's slow suite on 2 cores at 30 (at 40,
-# two minutes left .ci/run a quarter of a minute under its ten); the scheduled workflow runs
+# ones on every machine), sized so that .ci/run stays under its ten minutes with room to spare
+# (how long the slow suite takes is .ci/run's output, not a fact to type here); the scheduled workflow runs
 # all 200 (NEURIPS_ABSTRACTS_HISTORY_SEQUENCES=200). A time budget proper (stop when time runs
 # out) would make the sequences run depend on the machine's speed, and hypothesis refuses a test
 # whose examples change from run to run.
@@ -564,8 +564,8 @@ class PublishedHistory(RuleBasedStateMachine):
         self.away = not self.away
 
 
-# 10 sequences of 10 steps, some four seconds on one core (12 found four distinct failures of the
-# code before the published record); the slow suite runs 20 of 20 steps
+# 10 sequences of 10 steps, few enough for the default suite (12 found four distinct failures of
+# the code before the published record); the slow suite runs 20 of 20 steps
 PUBLISHED_DEFAULT = settings(DEFAULT, max_examples=10, stateful_step_count=10)
 
 

@@ -20,8 +20,9 @@ Temporary folders carry :data:`MARK` and the id of the process that made them in
 (``.dist.neurips-abstracts-tmp-<pid>-<random>``), so a later run can tell them from anyone
 else's files: it removes those whose process is gone (on Windows, where a process id cannot
 be probed safely, those older than :data:`STALE_SECONDS`), and nothing else. A process id is
-only known within its machine (its PID namespace): a system temporary folder shared between
-containers could show one container's live run as gone to another.
+only known within its PID namespace: in a system temporary folder shared between containers a
+live run's folder looked gone to another and was removed under it, so a folder there holds
+:data:`OWNER`, locked by its process while it lives, and that lock decides.
 """
 
 from __future__ import annotations
@@ -198,9 +199,36 @@ def _refuse_inside_ours(shown: Path, real: Path) -> None:
 # -- temporary folders ---------------------------------------------------------------------
 
 
+OWNER = ".owner"  # in a temporary folder of the system's: locked by the process using it
+
+
+def _owner_alive(path: Path) -> bool | None:
+    """Whether the process that made temporary folder ``path`` still holds its :data:`OWNER`
+    lock (None: the folder has no such file). The lock, not the id in the name, decides: a
+    process id means nothing in another PID namespace (containers sharing /tmp), where a live
+    run's folder looked gone and was removed under it."""
+    if os.name == "nt":
+        return None
+    import fcntl
+
+    try:
+        fd = os.open(path / OWNER, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def _process_gone(pid: int, path: Path) -> bool:
     if pid == os.getpid():
         return False
+    if (alive := _owner_alive(path)) is not None:
+        return not alive
     if os.name == "nt":  # os.kill would end the process there: judge by age instead
         try:
             return time.time() - path.lstat().st_mtime > STALE_SECONDS
@@ -370,10 +398,18 @@ def temporary_folder() -> Iterator[Path]:
     base = Path(tempfile.gettempdir())
     remove_litter(base)
     tmp = Path(tempfile.mkdtemp(prefix=f"{MARK}-tmp-{os.getpid()}-", dir=base))
+    owner = None
     try:
+        if os.name != "nt":  # held while this process lives (``_owner_alive``)
+            import fcntl
+
+            owner = os.open(tmp / OWNER, os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(owner, fcntl.LOCK_EX)
         yield tmp
     finally:
         _remove(tmp)
+        if owner is not None:
+            os.close(owner)
 
 
 def temporary_file(target: Path) -> Path:

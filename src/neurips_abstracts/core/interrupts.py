@@ -83,16 +83,20 @@ def uninterrupted(final: bool = True) -> Iterator[None]:
     its error goes on and a held signal is dropped (the command fails either way). If it
     succeeds and is ``final`` (the commit of what the command was asked to write, not of a
     folder it writes for itself, as ``check``'s rebuild), the command goes on to exit 0, later
-    signals only noted (under ``handled``); otherwise a held signal is delivered after the block."""
+    signals only noted (under ``handled``); otherwise a held signal is delivered after the block.
+    Holds do not nest: one attempted inside another is refused (RuntimeError), since a signal
+    held by the inner one could only be dropped or delivered inside the outer commit."""
     if not _in_main_thread():
         yield
         return
+    if _state.holding:
+        raise RuntimeError("uninterrupted: a hold inside a hold is refused (holds do not nest)")
     saved = None
     if not _state.handled:
         saved = {s: signal.getsignal(s) for s in _SIGNALS}
         for s in _SIGNALS:
             signal.signal(s, _on_signal)
-    holding, _state.holding, held_before = _state.holding, True, _state.pending
+    _state.holding, held_before = True, _state.pending
     ok = False
     try:
         yield
@@ -102,13 +106,13 @@ def uninterrupted(final: bool = True) -> Iterator[None]:
         if committed:
             _state.committed = True  # first: from here on a signal is only noted, never raised
         held = _state.pending if _state.pending != held_before else None
-        _state.holding = holding
+        _state.holding = False
         if saved is not None:
             for s, handler in saved.items():
                 signal.signal(s, handler)
         if not committed:
             _state.pending = held_before
-            if ok and held is not None and not holding:
+            if ok and held is not None:
                 signal.raise_signal(held)  # its handler (ours raises KeyboardInterrupt) decides
 
 

@@ -6,8 +6,10 @@ byte lock on Windows), so a process that dies, however it dies, holds it no long
 lock is ever left to remove by hand (a build's forked workers close their copy as they start).
 The file lives in /tmp, whatever TMPDIR says (on Windows, the user's temporary folder), named by
 the folder's resolved path (however the path was typed, one folder has one lock), never in the
-project: it is not ours to litter. It is left there, empty but for the holder's process id:
-removing a lock file another process is about to lock would let two hold it.
+project: it is not ours to litter. The holder removes it as it ends, while still holding it;
+a process that locked a file so removed (it opened it before the removal) finds the path no
+longer names the file it locked, and opens the path again: two never hold one folder, and lock
+files do not pile up in /tmp.
 """
 
 from __future__ import annotations
@@ -108,15 +110,22 @@ def writing(folder: str | Path) -> Iterator[None]:
         finally:
             _held[path] -= 1
         return
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        writable = True
-    except PermissionError:  # another user's lock file in a shared temporary folder
-        fd, writable = os.open(path, os.O_RDONLY), False
-    try:
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            writable = True
+        except PermissionError:  # another user's lock file in a shared temporary folder
+            fd, writable = os.open(path, os.O_RDONLY), False
         if not _try_lock(fd):
-            raise LockHeld(folder, f"another command{_holder(fd)} is writing it now: wait for it to end, "
+            holder = _holder(fd)
+            os.close(fd)
+            raise LockHeld(folder, f"another command{holder} is writing it now: wait for it to end, "
                                   "then run this again")
+        if os.name == "nt" or _same_file(fd, path):
+            break
+        _unlock(fd)  # its holder removed it as it ended: lock the file now at the path
+        os.close(fd)
+    try:
         try:
             if writable:
                 with contextlib.suppress(OSError):
@@ -129,7 +138,19 @@ def writing(folder: str | Path) -> Iterator[None]:
             finally:
                 _held.pop(path, None)
                 _fds.pop(path, None)
+                if writable and os.name != "nt":  # removed while held: see the module's note
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
         finally:
             _unlock(fd)
     finally:
         os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (not removed, nor made anew)."""
+    try:
+        st, now = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino)
