@@ -88,6 +88,30 @@ def test_a_signal_at_each_step_leaves_all_old_or_all_new(old_and_new, point, sig
         assert proc.stderr.strip().splitlines()[-1] == "interrupted: dist/ unchanged", proc.stderr  # not "Aborted!"
 
 
+@posix
+@pytest.mark.parametrize("point", ["refreshing", "doc-staged"])
+def test_killed_between_the_swap_and_the_docs_leaves_whole_stale_docs_the_next_build_fixes(old_and_new, point):
+    """The swap covers dist/ alone; the docs are refreshed after it, each file whole. Killed
+    there (before any doc is written, or with a doc's new text beside its old one), dist/ is new
+    and every doc is whole and old (never half a file); `check` names them stale with the command
+    that fixes them, and the next build refreshes them and removes what the killed one left."""
+    project, old, new = old_and_new
+    restore(project, old)
+    proc = subprocess.run(command(project, "build"), cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "NEURIPS_ABSTRACTS_KILL_AT": point, "NEURIPS_ABSTRACTS_KILL_WITH": "SIGKILL"})
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    now = state(project)
+    assert {k: v for k, v in now.items() if k.startswith("dist/")} == {k: v for k, v in new.items() if k.startswith("dist/")}
+    assert all(now[d] == old[d] for d in DOCS)  # whole, and old
+    litter = [k for k in now if "neurips-abstracts" in k]
+    assert bool(litter) == (point == "doc-staged"), litter
+    checked = subprocess.run(command(project, "check"), cwd=project, capture_output=True, text=True)
+    assert checked.returncode == 1 and "stale: README.md" in checked.stderr, checked.stderr
+    assert "run: " in checked.stderr and " build" in checked.stderr.splitlines()[-1], checked.stderr
+    subprocess.run(command(project, "build"), cwd=project, check=True, capture_output=True)
+    assert state(project) == new
+
+
 def _children(pid: int) -> set[int]:
     found = set()
     for task in Path(f"/proc/{pid}/task").glob("*"):

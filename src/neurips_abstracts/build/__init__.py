@@ -128,8 +128,8 @@ def build(
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``
     and ``refreshed``. ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the
     documents for another Hub repository than the project's hub-repo. ``workers``: see
-    ``produce``. ``docs``: the checkout whose generated docs (``docs.expected_docs``) change
-    with ``out`` in one commit, its dist/ (``refreshed``: those that changed). ``final``: False
+    ``produce``. ``docs``: the checkout whose generated docs (``docs.expected_docs``) are
+    refreshed from ``out`` once it is swapped in, its dist/ (``refreshed``: those that changed). ``final``: False
     for a build into a folder of the caller's own (``check``'s), which Ctrl-C may still stop
     after its swap. Only one command at a time writes ``out`` (``lock.writing``).
     """
@@ -157,9 +157,8 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
     # (publish's dist/) must survive
     guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
     built: list[BuildResult] = []
-    refreshed: list[Path] = []
 
-    def fill(tmp: Path) -> dict[Path, str]:
+    def fill(tmp: Path) -> None:
         # The occurrences table is checked and written in a thread of its own from the moment it
         # can be (see ``run``), while this thread has the plain text rendered and checks
         # the rest, and the other tables are written in a second: their time goes to Parquet's
@@ -183,9 +182,6 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
             except BaseException:
                 stop.set()  # and the executor waits for the writer to see it
                 raise
-        changed = _changed_docs(tmp, docs) if docs is not None else {}
-        refreshed.extend(changed)
-        return changed
 
     with gc_paused():
         try:
@@ -194,16 +190,21 @@ def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, 
             for result in built:
                 result.occurrences.spool.close()
     result = built[0]
+    refreshed = _refresh_docs(Path(out), docs) if docs is not None else []
     events = since_published(result.identity.ids, record)
     return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3),
             "refreshed": refreshed}
 
 
-def _changed_docs(dist: Path, root: Path) -> dict[Path, str]:
-    """The generated docs of ``root`` that the release in ``dist`` changes, with their new text."""
-    from ..release.docs import differing
+def _refresh_docs(dist: Path, root: Path) -> list[Path]:
+    """After the swap: the generated docs of ``root`` rewritten from ``dist``, each file whole;
+    returns those that changed. Killed before or while this runs, the docs left are whole but
+    stale: ``check`` names them and the next build refreshes them."""
+    from ..core.guard import kill_point
+    from ..release.docs import refresh
 
-    return {path: text for path, text in differing(dist, root).items() if text is not None}
+    kill_point("refreshing")
+    return refresh(dist, root)
 
 
 def _files(root: Path) -> set[str]:

@@ -58,7 +58,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         # start-up. pyarrow then goes on without pandas for the rest of this process.
         with stage_progress() as stage, hidden(("pandas",)):
             previous = None if first_release else (previous_dir or BESIDE_RAW)
-            docs = CHECKOUT_ROOT if docs_skipped(out_dir) is None else None  # they change with dist/, in one commit
+            docs = CHECKOUT_ROOT if docs_skipped(out_dir) is None else None  # refreshed once dist/ is swapped in
             s = run_build(raw_dir, out_dir, stage=stage, previous=previous, workers=workers, docs=docs)
     except (DumpError, ContractError) as exc:
         fail(exc)

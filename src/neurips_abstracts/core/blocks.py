@@ -5,6 +5,8 @@ them here."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from pathlib import Path
 
@@ -36,10 +38,23 @@ def differing(expected: dict[Path, str | None]) -> dict[Path, str | None]:
 
 def write_changed(expected: dict[Path, str | None]) -> list[Path]:
     """Write each file of ``expected`` whose text differs (None: a file no one can make, left
-    missing); return those written."""
+    missing); return those written. Each is written whole: to a file of ours beside it, then
+    renamed onto it, so a run killed meanwhile leaves the old text (stale, for the next run to
+    refresh) and never half a file; what such a run left beside it is removed first."""
+    from .guard import kill_point, remove_litter, temporary_file
+
     changed = []
     for path, text in expected.items():
+        remove_litter(path.parent, path.name)
         if text is not None and (not path.is_file() or path.read_text(encoding="utf-8") != text):
-            path.write_text(text, encoding="utf-8", newline="\n")
+            staged = temporary_file(path)
+            try:
+                staged.write_bytes(text.encode("utf-8"))
+                kill_point("doc-staged")  # crash tests: killed with the new text beside the old
+                os.replace(staged, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    staged.unlink()
+                raise
             changed.append(path)
     return changed

@@ -309,15 +309,13 @@ def kill_point(name: str) -> None:
 
 def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[str | Path] = (),
                 keep: Iterable[str | Path] = (), releases: Iterable[str | Path] = (), final: bool = True) -> None:
-    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``.
-
-    ``fill`` may return files that change with the folder (the project's docs made from its
-    dist/): path to text. They are written beside their paths first, then renamed onto them in
-    the same commit as the swap, which SIGINT and SIGTERM cannot break into
-    (``interrupts.uninterrupted``; ``final``: see there). ``out`` must pass
-    :func:`check_replaceable` (same arguments). On any failure, a failed rename included,
-    ``out`` and those files are as they were, the temporary ones are gone, and so are the
-    folders above ``out`` made for it. Litter of killed runs for ``out`` is removed first.
+    """Call ``fill`` on a fresh folder beside ``out``, then swap it in place of ``out``: the
+    commit, which SIGINT and SIGTERM cannot break into (``interrupts.uninterrupted``; ``final``:
+    see there). It covers ``out`` alone: what is made from it (the project's docs) is written
+    after it, each file whole. ``out`` must pass :func:`check_replaceable` (same arguments). On
+    any failure, a failed rename included, ``out`` is as it was, the temporary folder is gone,
+    and so are the folders above ``out`` made for it. Litter of killed runs for ``out`` is
+    removed first.
     """
     from . import interrupts
     from .interrupts import uninterrupted
@@ -330,23 +328,15 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_litter(out.parent, out.name)
     tmp = Path(tempfile.mkdtemp(prefix=_name(out, "tmp"), dir=out.parent))
-    staged: list[tuple[Path, Path]] = []
     try:
         kill_point("filling")
-        companions = fill(tmp)
-        companions = companions if isinstance(companions, dict) else {}  # what else it returns is not ours
+        fill(tmp)
         os.chmod(tmp, 0o755)  # mkdtemp makes it 0700; a release folder is world-readable
-        for target, text in companions.items():
-            remove_litter(target.parent, target.name)
-            staged.append((temporary_file(target), target))
-            staged[-1][0].write_bytes(text.encode("utf-8"))
         kill_point("filled")
         with uninterrupted(final):
-            old = _commit(out, tmp, staged)
+            old = _commit(out, tmp)
     except BaseException:
         _remove(tmp)
-        for path, _target in staged:
-            _remove(path)
         for folder in made:
             with contextlib.suppress(OSError):  # only while empty: nothing of anyone else's
                 folder.rmdir()
@@ -355,10 +345,9 @@ def replace_dir(out: str | Path, fill: Callable[[Path], object], raw: Iterable[s
         _remove(old)
 
 
-def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> Path | None:
-    """Swap ``tmp`` in for ``out`` and each staged file onto its target; all of it undone if
-    a rename fails. Returns where the replaced release was moved aside (None: there was none)."""
-    before = {target: target.read_bytes() if target.is_file() else None for _path, target in staged}
+def _commit(out: Path, tmp: Path) -> Path | None:
+    """Swap ``tmp`` in for ``out``, undone if the second rename fails. Returns where the
+    replaced release was moved aside (None: there was none)."""
     old = None
     if out.exists():
         old = Path(tempfile.mkdtemp(prefix=_name(out, "old"), dir=out.parent))
@@ -373,21 +362,6 @@ def _commit(out: Path, tmp: Path, staged: list[tuple[Path, Path]]) -> Path | Non
     else:
         tmp.rename(out)
     kill_point("swapped")
-    done: list[Path] = []
-    try:
-        for path, target in staged:
-            os.replace(path, target)
-            done.append(target)
-    except BaseException:
-        for target in done:  # put the old texts back, then the old release
-            if before[target] is None:
-                target.unlink()
-            else:
-                target.write_bytes(before[target])
-        out.rename(tmp)
-        if old is not None:
-            old.rename(out)
-        raise
     return old
 
 
