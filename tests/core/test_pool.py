@@ -360,7 +360,9 @@ def test_results_cross_the_executor_as_short_file_names():
         assert isinstance(sent, str) and len(pickle.dumps(sent)) < 512  # POSIX's least atomic pipe write
         assert pool_module._result(future) == _large(40_000) and not os.path.exists(sent)
         untaken = [workers.submit(_large, 10) for _ in range(3)]
-        assert len({f.result() for f in untaken}) == 3 and len(os.listdir(folder)) == 3
+        from neurips_abstracts.core.guard import OWNER  # the folder's own lock of its owner (guard.temporary_folder)
+
+        assert len({f.result() for f in untaken}) == 3 and len(set(os.listdir(folder)) - {OWNER}) == 3
     finally:
         workers.close()
     assert not folder.exists()
