@@ -3,7 +3,6 @@ benchmarks/results/scale.json alone (``benchmarks.scale`` writes it)."""
 
 from __future__ import annotations
 
-from neurips_abstracts.core.config import POOL_MIN_BYTES
 from neurips_abstracts.core.stages import STAGES
 
 from .tables import busy, load_facts, machine_facts
@@ -21,31 +20,31 @@ def _whole_pipeline(r: dict) -> str:
     ref = r["reference"]
     runs = f"median of {r['repeats']} runs each, alternating" if r["repeats"] > 1 else "one run each"
     return (
-        f"Whole pipeline: the reference pipeline took **{r['whole_pipeline_ratio']:.1f}x** our build's wall time, "
-        f"{ref['seconds']:.1f} s against {r['total_seconds']:.1f} s (CPU time {ref['cpu_seconds']:.1f} s against "
-        f"{r['cpu_seconds']:.1f} s; {runs}, each in a fresh process with its imports done and the cyclic garbage "
-        f"collector off; ours as by default, with its worker processes where it starts them, the reference in one "
-        f"process); peak memory "
-        f"{_gib(ref['peak_bytes'])} against {_gib(r['peak_bytes'])}; papers found: reference {ref['papers']:,}, ours "
+        f"Whole pipeline: our build took **{_time_ratio(r):.2f}x** the reference pipeline's wall time (the "
+        f"reference {r['whole_pipeline_ratio']:.1f}x ours), {r['total_seconds']:.1f} s against {ref['seconds']:.1f} s "
+        f"(CPU time {r['cpu_seconds']:.1f} s against {ref['cpu_seconds']:.1f} s; {runs}, each in a fresh process "
+        f"with its imports done and the cyclic garbage collector off; both in one process); peak memory "
+        f"{_gib(r['peak_bytes'])} against {_gib(ref['peak_bytes'])}; papers found: reference {ref['papers']:,}, ours "
         f"{r['papers']:,}, made by the generator {r['papers_truth']:,}; precision/recall of the records put "
         f"together, against the generator's labels: reference {_pr(ref['records'])}, ours {_pr(r['records'])}."
     )
 
 
-def _workers(r: dict) -> str:
-    w, one = r["worker_runs"], r["worker_runs"]["one"]
-    if r["bytes"] < POOL_MIN_BYTES or w["workers"] == 1:
-        why = (f"starts no worker process for fewer than {POOL_MIN_BYTES // 2**20} MiB of dumps" if w["workers"] > 1
-               else "ran with one process on this machine (one usable core)")
-        return (f"Workers: the build {why}, so `build --workers 1` did the same work: {one['seconds']:.1f} s against "
-                f"{r['total_seconds']:.1f} s.")
-    return (
-        f"Workers: the build above ran as by default, {w['workers']} worker processes preparing the dumps, then "
-        f"sketching the distinct texts and rendering the plain text; in one "
-        f"process (`build --workers 1`) it took {one['seconds']:.1f} s, so the workers made it **{w['speedup']:.2f}x** "
-        f"as fast (CPU time {r['cpu_seconds']:.1f} s against {one['cpu_seconds']:.1f} s, the workers' included), peak "
-        f"memory {_gib(r['peak_bytes'])} against {_gib(one['peak_bytes'])} (the build's processes together)."
-    )
+def one_process(r: dict) -> dict:
+    """A size's results as one process's: a results file written while the build had a worker
+    pool holds its one-process run under ``worker_runs``, which is then the figures shown."""
+    if "worker_runs" not in r:
+        return r
+    one = r["worker_runs"]["one"]
+    r = {k: v for k, v in r.items() if k != "worker_runs"}
+    r.update(total_seconds=one["seconds"], all_seconds=one["all_seconds"], cpu_seconds=one["cpu_seconds"],
+             peak_bytes=one["peak_bytes"], stages=one["stages"], papers=one["papers"], records=one["records"],
+             whole_pipeline_ratio=r["reference"]["seconds"] / one["seconds"])
+    return r
+
+
+def _time_ratio(r: dict) -> float:
+    return r["total_seconds"] / r["reference"]["seconds"]
 
 
 def _near_dup_alone(r: dict) -> str:
@@ -74,25 +73,23 @@ def _near_dup_alone(r: dict) -> str:
 def scale_block(result: dict | None) -> str:
     if result is None or "machine" not in result:
         return "No results yet: run `python -m benchmarks.scale`.\n"
-    runs = result["results"]
+    runs = [one_process(r) for r in result["results"]]
     lines = [
         "Run of `python -m benchmarks.scale`; dumps generated from the real abstracts with a fixed seed (20% "
         "distinct papers, 10% revisions, the rest noisy exact duplicates). The table times our build stage by "
-        "stage as by default, in the build's own process (parse and normalize run dump by dump and are summed over "
-        "the dumps; where worker processes prepare the dumps, the parse row is mostly the wait for them and the "
-        "normalize row the collecting of their texts); exact duplicates collapse as dumps are normalized; the "
-        "near-dup row is the clustering of the distinct "
-        "texts (their shingles and signatures made by the workers, where there are any), the paper ids and each "
+        "stage, in its one process (parse and normalize run dump by dump and are summed over the dumps); exact "
+        "duplicates collapse as dumps are normalized; the near-dup row is the shingles, signatures and clustering "
+        "of the distinct texts, the paper ids and each "
         "version's similarity to its paper's canonical text. From then on a second thread writes the occurrences "
-        "table row group by row group, each checked in a third as it is written, while the plain text (rendered by "
-        "the workers, where there are any) and assemble rows run; the last row is what is left: the contracts "
+        "table row group by row group, each checked in a third as it is written, while the plain text and assemble rows "
+        "run; the last row is what is left: the contracts "
         "across tables while a thread writes the small tables, the documents and the wait for the occurrences. "
         "The reference "
         "pipeline is what a data engineer would write with the same libraries: read the dumps and split them "
         "into records, NFC and white space, exact duplicates by a dict, datasketch MinHash LSH on the distinct "
         "texts, two Parquet tables written with pyarrow; it repairs no mojibake, makes no plain text, checks no "
         "contracts and records no provenance. Peak memory is the proportional set size (PSS) of a run's "
-        "processes together, read once a second and as each stage starts: a peak shorter than a second can "
+        "process, read once a second and as each stage starts: a peak shorter than a second can "
         "be missed.",
         "",
         f"Measured on {machine_facts(result['machine'])}.",
@@ -115,8 +112,6 @@ def scale_block(result: dict | None) -> str:
                 f"| {name} | {st['seconds']:.2f} | {st['records_per_second']:,.0f} | {st['mb_per_second']:,.1f} | {_gib(st['peak_bytes'])} |"
             )
         lines += ["", _whole_pipeline(r), ""]
-        if "worker_runs" in r:
-            lines += [_workers(r), ""]
         lines += [_near_dup_alone(r), ""]
     by_n = {r["n"]: r for r in runs}
     if 100_000 in by_n and 1_000_000 in by_n:
@@ -139,8 +134,8 @@ def scale_block(result: dict | None) -> str:
 
 
 def scale_headline(result: dict) -> str:
-    r = max(result["results"], key=lambda r: r["n"])
+    r = one_process(max(result["results"], key=lambda r: r["n"]))
     return (
-        f"{r['n']:,} raw records: {r['total_seconds']:.1f} s, peak memory {_gib(r['peak_bytes'])}; a plain reference "
-        f"pipeline takes {r['whole_pipeline_ratio']:.1f}x that" + busy(r)
+        f"{r['n']:,} raw records in one process: {r['total_seconds']:.1f} s ({_time_ratio(r):.2f}x a plain reference "
+        f"pipeline's time), peak memory {_gib(r['peak_bytes'])}" + busy(r)
     )

@@ -171,6 +171,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
             r = data["results"][0]
             r["reference"]["seconds"], r["total_seconds"] = 30.0, 2.0
             r["whole_pipeline_ratio"] = 15.0
+            r.pop("worker_runs", None)  # a results file of the one-process build (older ones hold a pool's run too)
         if name == "linearity":
             data["max_ratio"], data["max_1mb_cpu_seconds"] = 10.4, 0.75
         if name == "near_dup":
@@ -185,7 +186,7 @@ def test_readme_benchmark_blocks_are_rendered_from_the_results_files(tmp_path):
     text = (tmp_path / "benchmarks" / "README.md").read_text()
     assert text.count(" Imaginary CPU 7 (48 of 96 cores usable), 3072 GiB memory, Plan 9, CPython 3.99.0; datasketch 9.9.9.") == len(names)
     assert "load average was 60.00 at the start and 0.50 at the end: above 48 cores" in text
-    assert "the reference pipeline took **15.0x** our build's wall time, 30.0 s against 2.0 s" in text
+    assert "our build took **0.07x** the reference pipeline's wall time (the reference 15.0x ours), 2.0 s against 30.0 s" in text
     assert "the largest ratio is 10.4" in text and "the slowest 1 MB record takes 0.750 s" in text
     assert "AMD EPYC" not in text and "\nstale\n" not in text
     assert refresh(tmp_path) == []  # idempotent
@@ -373,3 +374,27 @@ def test_release_cost_publishes_through_hf_xet_in_a_home_of_its_own(tmp_path, mo
     caches = sorted(p.relative_to(work).as_posix() for p in work.glob("publish-*/machine-*/huggingface/xet"))
     assert caches == ["publish-0/machine-1/huggingface/xet", "publish-1/machine-1/huggingface/xet",
                       "publish-1/machine-2/huggingface/xet"]
+
+
+def test_scale_block_shows_one_process_of_a_results_file_with_a_pool_run():
+    """The build is one process: a results file written while it had a worker pool renders the
+    one-process run it holds (``worker_runs.one``), and no workers row."""
+    import copy
+    import json
+
+    from benchmarks.scale_tables import scale_block
+
+    from tests.helpers import ROOT
+
+    result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
+    r = result["results"][0]
+    r.pop("worker_runs", None)
+    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"], r["reference"]["seconds"] = 6.25, 14.0, 2**31, 50.0
+    one = {**copy.deepcopy({k: r[k] for k in ("stages", "papers", "records")}), "seconds": 10.0,
+           "all_seconds": [10.0], "cpu_seconds": 9.0, "peak_bytes": 2**30}
+    assert "**0.12x** the reference pipeline's wall time" in scale_block(result)  # 6.25 / 50
+    r["worker_runs"] = {"workers": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 9.0, "one": one}
+    block = scale_block(result)
+    assert "**0.20x** the reference pipeline's wall time (the reference 5.0x ours), 10.0 s against 50.0 s" in block
+    assert "CPU time 9.0 s against" in block and "peak memory 1.00 GiB against" in block
+    assert "Workers:" not in block and "worker process" not in block

@@ -201,37 +201,6 @@ def test_the_first_bad_dump_in_added_order_is_reported_from_a_worker(tmp_path, s
     assert not (tmp_path / "dist").exists()
 
 
-def test_scale_block_tells_workers_one_against_default():
-    """The scale benchmark's README block gives the build in one process beside the default's
-    (with its workers), when measured, and says so when a size was too small to start any worker
-    or the machine had one core."""
-    import json
-
-    from benchmarks.scale_tables import scale_block
-
-    from tests.helpers import ROOT
-
-    result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())
-    for r in result["results"]:  # results from before the row: nothing made up
-        r.pop("worker_runs", None)
-    assert "Workers:" not in scale_block(result)
-    r = result["results"][0]
-    r["total_seconds"], r["cpu_seconds"], r["peak_bytes"], r["bytes"] = 6.25, 14.0, 2**31, POOL_MIN_BYTES
-    r["worker_runs"] = {"workers": 2, "speedup": 1.6, "cpu_ratio": 14.0 / 10.0,
-                        "one": {"seconds": 10.0, "cpu_seconds": 10.0, "peak_bytes": 2**30}}
-    assert ("the build above ran as by default, 2 worker processes preparing the dumps, then sketching the distinct "
-            "texts and rendering the plain text; in one process (`build "
-            "--workers 1`) it took 10.0 s, so the workers made it **1.60x** as fast (CPU time 14.0 s against 10.0 s, "
-            "the workers' included), peak memory 2.00 GiB against 1.00 GiB") in scale_block(result)
-    r["bytes"] = POOL_MIN_BYTES - 1
-    block = scale_block(result)
-    assert "worker processes preparing" not in block
-    assert ("the build starts no worker process for fewer than 32 MiB of dumps, so `build --workers 1` did the same "
-            "work: 10.0 s against 6.2 s.") in block
-    r["bytes"], r["worker_runs"]["workers"] = POOL_MIN_BYTES, 1
-    assert "ran with one process on this machine (one usable core)" in scale_block(result)
-
-
 class _Made:
     """A result that notes, when unpickled, whether that happens in the main thread."""
 
