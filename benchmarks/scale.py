@@ -213,7 +213,7 @@ def ours_whole(n: int | str, workers: int | None = None) -> dict:
     """The real build (``neurips_abstracts.build.build``), imports done beforehand as for the
     reference, with ``workers`` processes (default: the build's, ``DEFAULT_WORKERS``)."""
     import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
-    import pyarrow.parquet as pq
+    import pyarrow.parquet  # noqa: F401  (imported beforehand, as for the reference)
     import pylatexenc.latex2text  # noqa: F401
 
     from neurips_abstracts.build import build
@@ -257,9 +257,9 @@ def floor(n: int) -> float:
 def prepare_distinct(n: int) -> Path:
     """The distinct normalized texts as the build's near-dup stage sees them, with a label each,
     written to a file, so that the near-dup comparison runs in a fresh process holding only them."""
-    from neurips_abstracts.core.config import DEFAULT_CONFIG
     from neurips_abstracts.build.stages.parse import parse
     from neurips_abstracts.build.stages.read import read
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     folder, _, labels = _files(n)
     parsed = parse(read(folder, None), DEFAULT_CONFIG)

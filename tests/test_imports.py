@@ -360,3 +360,27 @@ def test_a_climb_is_a_step_to_a_higher_rank():
     path = ["neurips_abstracts.build", "neurips_abstracts.build.stages.read", "neurips_abstracts.ingest.load",
             "neurips_abstracts.build.stages.read", "neurips_abstracts.core.pool", "neurips_abstracts.build"]
     assert climbs(path) == 2
+
+
+def private_imports_within(folder: Path, package: Path = PACKAGE) -> list[str]:
+    """``from X import _name`` in a module of ``folder`` where X is another module of the package:
+    inside one package a name another file uses is public to it."""
+    files = {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
+    found = []
+    for module, path in files.items():
+        if folder not in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.ImportFrom):
+                for target in _resolve(module, path.name == "__init__.py", node, files):
+                    names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                    if target.split(".")[0] == NAME and target != module and names:
+                        found.append(f"{module} imports {', '.join(names)} from {target}")
+    return found
+
+
+def test_the_latex_renderer_imports_no_private_name_across_its_files(tmp_path):
+    assert private_imports_within(PACKAGE / "text" / "latex") == []
+    pkg = _package(tmp_path, {"__init__.py": "", "t/__init__.py": "", "t/l/__init__.py": "",
+                              "t/l/a.py": "_x = 1\ny = 2\n", "t/l/b.py": "from .a import _x, y\n"})
+    assert private_imports_within(pkg / "t" / "l", pkg) == ["neurips_abstracts.t.l.b imports _x from neurips_abstracts.t.l.a"]

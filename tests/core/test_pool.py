@@ -9,12 +9,12 @@ import threading
 import pytest
 
 from neurips_abstracts import build as build_module
-from neurips_abstracts.core import pool as pool_module
-from neurips_abstracts.core.stages import no_timer
-from neurips_abstracts.build.stages import parse as parse_stage, read as read_stage, render as render_stage
 from neurips_abstracts.build import build
+from neurips_abstracts.build.stages import parse as parse_stage, read as read_stage, render as render_stage
+from neurips_abstracts.core import pool as pool_module
 from neurips_abstracts.core.config import MAX_WORKERS, POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
+from neurips_abstracts.core.stages import no_timer
 
 from tests.helpers import make_dump, snapshot, synthetic_dumps
 
@@ -208,7 +208,6 @@ def test_scale_block_tells_workers_one_against_default():
     import json
 
     from benchmarks.scale_tables import scale_block
-
     from tests.helpers import ROOT
 
     result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())

@@ -2,10 +2,10 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
+
 from tests.helpers import REAL_SOURCES, ROOT, real_texts
 
 

@@ -3,11 +3,11 @@
 of the corpora (``corpus``)."""
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
+
+from neurips_abstracts.text.plain import to_plain
 
 from benchmarks.words_kept import source_words, words_lost
-from neurips_abstracts.text.plain import to_plain
 
 WORD = st.sampled_from(["We", "show", "x", "n", "10", "3", "ab", "Net", "H2O", "naïve", "Gödel", "中文"])
 KEY = st.sampled_from(["smith20", "a,b", "Reid2015", "thm:main", "eq:1", "a, b"])
@@ -155,8 +155,9 @@ def test_the_oracles_spec_agrees_with_the_renderers_tables_but_where_listed():
     """The oracle's spec of the macros is its own (benchmarks/words_kept.py), so that a wrong
     table of the renderer is a lost word. Where the two should agree they are equal, and each
     deliberate difference is listed here: a change on either side fails until it is decided."""
-    from benchmarks import words_kept as oracle
     from neurips_abstracts.text.latex import tables as renderer
+
+    from benchmarks import words_kept as oracle
 
     assert oracle.NOT_WORDS == renderer.DROP_ARGS
     assert oracle.CITATIONS == renderer.CITES

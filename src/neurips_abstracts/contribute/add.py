@@ -234,10 +234,9 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
 
     Raises ``DumpError`` or ``ContractError`` as the build would."""
     from ..build import produce
-    from ..ingest.previous import read_release_table
-    from ..ingest.load import folder_entries
-
     from ..core.guard import temporary_folder
+    from ..ingest.load import folder_entries
+    from ..ingest.previous import read_release_table
 
     with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run
         previous = _previous(plan.raw, tmp / "previous")

@@ -34,8 +34,7 @@ from __future__ import annotations
 import re
 from array import array
 
-from .latex import URL_RE as _VERBATIM_RE
-from .latex import latex_to_text, math_spans
+from .latex import URL_RE as _VERBATIM_RE, latex_to_text, math_spans
 from .unicode import category, is_decimal
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]

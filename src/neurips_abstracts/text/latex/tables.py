@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..unicode import lookup
-from ..unicode import name as unicode_name
+from ..unicode import lookup, name as unicode_name
 
 OPERATORS = frozenset(
     "arccos arcsin arctan arg argmax argmin cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim "
