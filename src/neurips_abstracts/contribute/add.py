@@ -18,7 +18,7 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +37,7 @@ _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 class AddError(ValueError):
     """The dump was not added; ``findings`` says why, file:line by file:line."""
 
-    def __init__(self, message: str, findings: list[Finding] = ()):
+    def __init__(self, message: str, findings: Iterable[Finding] = ()):
         super().__init__(message)
         self.findings = list(findings)
 

@@ -68,7 +68,7 @@ def symbols() -> dict[str, str]:
     from pylatexenc.latex2text import get_default_latex_context_db
 
     db = get_default_latex_context_db()
-    out = {}
+    out: dict[str, str] = {}
     for spec in db.iter_macro_specs():
         repl = spec.simplify_repl
         if isinstance(repl, str) and "%" not in repl and "<" not in repl and spec.macroname not in OPERATORS and repl.strip():
