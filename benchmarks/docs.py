@@ -22,8 +22,16 @@ from neurips_abstracts.core.blocks import differing, filled, write_changed
 
 from .release_cost_tables import release_cost_block, release_cost_headline
 from .scale_tables import scale_block, scale_headline
-from .tables import (linearity_block, linearity_headline, near_dup_block, near_dup_headline, plain_fidelity_block,
-                     plain_fidelity_headline, startup_block, startup_headline)
+from .tables import (
+    linearity_block,
+    linearity_headline,
+    near_dup_block,
+    near_dup_headline,
+    plain_fidelity_block,
+    plain_fidelity_headline,
+    startup_block,
+    startup_headline,
+)
 
 COMMAND = "python -m benchmarks.docs"  # the command that fixes a stale block, as messages name it
 BENCHMARKS_README = "benchmarks/README.md"

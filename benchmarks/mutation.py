@@ -49,7 +49,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {
     "ids/identity.py": ((), ("tests/ids/test_identity.py", "tests/ids/test_identity_rules.py", "tests/build/test_schema_contracts.py"), 25),
     "text/plain.py": (("_kind", "strip_emphasis", "_runs_found", "_hold_out", "_merge"),
                       ("tests/text/test_plain.py", "tests/text/test_linear_work.py", "tests/text/test_render_rules.py", "tests/text/test_unicode.py"), 25),
-    "text/latex.py": ((), ("tests/text/test_plain_render.py", "tests/text/test_render_rules.py", "tests/text/test_plain.py"), 50),
+    "text/latex/render.py": ((), ("tests/text/test_plain_render.py", "tests/text/test_render_rules.py", "tests/text/test_plain.py"), 50),
     "core/guard.py": ((), ("tests/core/test_guard.py", "tests/core/test_guard_edges.py"), 25),
 }
 

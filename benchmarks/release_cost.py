@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import random
 import subprocess
@@ -37,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .generate import HEADER, SEED, _SENTENCE_RE, records, write_dumps
+from .generate import _SENTENCE_RE, HEADER, SEED, records, write_dumps
 from .near_dup import EDITS
 
 TARGET, MIN_CHUNK, MAX_CHUNK = 64 * 1024, 8 * 1024, 128 * 1024

@@ -103,7 +103,7 @@ def _publish_table(result: dict, p: dict) -> list[str]:
     last = result["steps"][-1]
     model = last["mixes"]["recrawl"]
     machines = dict(sorted(p["machines"].items(), reverse=True))  # the same machine, then a new one
-    lines = [f"Observed: the last step's `recrawl` release published on top of its first with the real "
+    lines = ["Observed: the last step's `recrawl` release published on top of its first with the real "
              "`huggingface_hub` client and `hf_xet` (Xet on, as users publish), each publish a process of its own, "
              "to the tests' Hub on 127.0.0.1 and its Xet storage (`tests/hub/xet_storage.py`), on a Hub of its own "
              "per machine: the same machine (the first publish's HF_HOME and Xet cache kept) and a new one (an "

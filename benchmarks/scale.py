@@ -217,6 +217,7 @@ def ours_whole(n: int | str) -> dict:
     """The real build (``neurips_abstracts.build.build``), one process, imports done beforehand
     as for the reference."""
     import pandera.polars  # noqa: F401  (imported by the build's first use; not part of its work)
+    import pyarrow.parquet  # noqa: F401  (imported beforehand, as for the reference)
     import pylatexenc.latex2text  # noqa: F401
 
     from neurips_abstracts.build import build

@@ -11,7 +11,7 @@ reads every text it is given: there is no input it skips.
 
 Which macros style, part, drop or reorder their arguments is the oracle's own spec (``STYLES``,
 ``NOT_WORDS``, ``CITATIONS`` and the rest below), written from LaTeX's meaning and the rules of
-text/latex.py, not read from the renderer's tables: a bug in a table of the renderer is a lost
+text/latex/, not read from the renderer's tables: a bug in a table of the renderer is a lost
 word here (tests/text/test_words_kept.py compares the two, each deliberate difference listed,
 and shows that a broken table is caught). From the renderer's package it takes only what
 writing again would be absurd or would make two readings of one source: pylatexenc's symbol
@@ -19,10 +19,10 @@ table (``\\alpha`` -> α, some 800 macros: data, not a rule of what is a word), 
 entity pattern, and the two readings of the source itself, which ``$`` opens math
 (``is_currency``) and which doubled backslash is an over-escaped macro (``undoubled``).
 
-What is mapped before the comparison, each a rule of text/plain.py or text/latex.py:
+What is mapped before the comparison, each a rule of text/plain.py or text/latex/:
 
 * a ``$`` opens math where a ``$`` closes it and the two are no currency signs
-  (``latex_parser.is_currency``, the renderer's one rule: ``$5 and $10``);
+  (``latex.parser.is_currency``, the renderer's one rule: ``$5 and $10``);
 * a markdown link ``[text](url)`` to "text (url)";
 * markdown emphasis, where CommonMark reads it (markdown-it-py, with the project's departures:
   math and URLs are held out, a ``*`` or ``_`` run inside a word with a digit on one side at
@@ -50,11 +50,10 @@ import unicodedata
 from difflib import SequenceMatcher
 
 from neurips_abstracts.text.entities import ENTITY_RE
-from neurips_abstracts.text.latex_parser import is_currency, undoubled
-from neurips_abstracts.text.latex_symbols import symbols
+from neurips_abstracts.text.latex import is_currency, symbols, undoubled
 
 # -- the oracle's own spec of the macros -------------------------------------------------------
-# Written here from what LaTeX does with each macro and from the rules of text/latex.py's
+# Written here from what LaTeX does with each macro and from the rules of text/latex/'s
 # docstring, never read from the renderer's tables: a table of the renderer that drops or moves
 # an argument then shows as a lost word. tests/text/test_words_kept.py compares each with the
 # renderer's table and lists every deliberate difference, so that drift on either side fails.

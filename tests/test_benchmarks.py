@@ -98,7 +98,6 @@ def test_reference_pipeline_calls_nothing_of_ours(tmp_path):
     import pyarrow.parquet as pq
 
     from benchmarks.baselines import reference_pipeline
-
     from tests.helpers import make_dump
 
     raw = tmp_path / "raw"
@@ -134,7 +133,6 @@ def benchmark_checkout(root):
     import shutil
 
     from benchmarks.docs import BENCHMARKS, COMMAND
-
     from tests.helpers import ROOT
 
     def block(name: str) -> str:
@@ -227,7 +225,6 @@ def test_the_committed_benchmark_docs_are_fresh():
     import re
 
     from benchmarks.docs import BENCHMARKS, BENCHMARKS_README, COMMAND, stale
-
     from tests.helpers import ROOT
 
     assert stale(ROOT) == [], f"stale benchmark docs: {stale(ROOT)}; run: {COMMAND}"
@@ -350,7 +347,6 @@ def test_release_cost_publishes_through_hf_xet_in_a_home_of_its_own(tmp_path, mo
     write is under the benchmark's work folder: the user's home, HF_HOME and Xet cache are
     neither read nor written."""
     from benchmarks.release_cost import MACHINES, publish_cost
-
     from tests.helpers import copy_seeds
 
     user = tmp_path / "user"

@@ -2,9 +2,9 @@
 where ../shared is missing."""
 
 import shutil
-from pathlib import Path
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 

@@ -15,8 +15,6 @@ from neurips_abstracts.build.contracts import ContractError, check, check_tables
 from tests.helpers import set_cell
 
 
-
-
 def _row(table: pa.Table, column: str, value) -> int:
     return pc.index(table.column(column), value).as_py()
 

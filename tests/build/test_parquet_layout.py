@@ -9,10 +9,11 @@ import dataclasses
 import pyarrow.parquet as pq
 
 from neurips_abstracts import build as build_module
+from neurips_abstracts.build.tables import row_group_bounds
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.core.schema import distinct_columns, free_text_columns
-from neurips_abstracts.build.tables import row_group_bounds
+
 from tests.helpers import synthetic_dumps
 
 LIMIT = 16 * 1024  # small enough that the fixture's tables make several row groups
@@ -152,10 +153,10 @@ def test_shards_as_the_hub_names_them_and_every_file_says_so(tmp_path):
 
     from huggingface_hub import DatasetCard
 
+    from neurips_abstracts.build.tables import row_bytes
     from neurips_abstracts.core.names import release_table_paths
     from neurips_abstracts.core.schema import TABLES
     from neurips_abstracts.record.verify import verify
-    from neurips_abstracts.build.tables import row_bytes
 
     dist, config = _sharded(tmp_path)
     shards = {t: release_table_paths(dist, t) for t in TABLES}
@@ -199,6 +200,7 @@ def test_sharded_releases_are_read_whole_by_every_reader(tmp_path):
     from neurips_abstracts.core.names import release_table_paths
     from neurips_abstracts.ingest.previous import read_previous, read_release_table
     from neurips_abstracts.record.diff import compare, load_side
+
     from tests.helpers import make_dump
 
     old, _ = _sharded(tmp_path, "old")

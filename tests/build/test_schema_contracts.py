@@ -3,6 +3,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from neurips_abstracts.build.contracts import ContractError, check
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.core.schema import (
     TABLES,
@@ -12,7 +13,6 @@ from neurips_abstracts.core.schema import (
     pandera_schema,
     table_schema,
 )
-from neurips_abstracts.build.contracts import ContractError, check
 
 from tests.helpers import set_cell
 
@@ -166,8 +166,8 @@ def test_a_broken_row_group_stops_the_occurrences_writer(tmp_path, monkeypatch):
     import dataclasses
 
     from neurips_abstracts import build as build_module
-    from neurips_abstracts.core.config import DEFAULT_CONFIG
     from neurips_abstracts.build.stages import write as write_stage
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     from tests.helpers import make_dump
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build
+from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import HEADER, make_dump, run_cli

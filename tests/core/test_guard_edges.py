@@ -9,13 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from neurips_abstracts.build import build
 from neurips_abstracts.core.guard import MARK, Refused, check_replaceable, remove_litter
 
 from tests.helpers import copy_seeds, run_cli
 from tests.helpers.guard import dead_pid, ours, tree
-
-
 
 
 def test_a_folder_inside_the_release_beside_a_raw_folder_is_refused_before_it_holds_one(ws):

@@ -9,12 +9,12 @@ import threading
 import pytest
 
 from neurips_abstracts import build as build_module
-from neurips_abstracts.core import pool as pool_module
-from neurips_abstracts.core.stages import no_timer
-from neurips_abstracts.build.stages import parse as parse_stage, read as read_stage, render as render_stage
 from neurips_abstracts.build import build
+from neurips_abstracts.build.stages import parse as parse_stage, read as read_stage, render as render_stage
+from neurips_abstracts.core import pool as pool_module
 from neurips_abstracts.core.config import MAX_WORKERS, POOL_MIN_BYTES
 from neurips_abstracts.core.errors import DumpError
+from neurips_abstracts.core.stages import no_timer
 
 from tests.helpers import make_dump, snapshot, synthetic_dumps
 

@@ -5,17 +5,16 @@ import re
 
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
+from neurips_abstracts import build as build_module
 from neurips_abstracts.build import build, diff_dirs
+from neurips_abstracts.build.contracts import check
+from neurips_abstracts.build.stages.read import ordered
 from neurips_abstracts.core.config import DEFAULT_CONFIG, BuildConfig
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup.near_duplicates import jaccard
 from neurips_abstracts.ids.identity import new_paper_id
-from neurips_abstracts import build as build_module
-from neurips_abstracts.build.stages.read import ordered
-from neurips_abstracts.build.contracts import check
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import make_dump, seed_abstracts, shingles, synthetic_abstracts

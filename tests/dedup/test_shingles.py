@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.core.config import DEFAULT_CONFIG
-from neurips_abstracts.dedup import near_duplicates as dedup
-from neurips_abstracts.dedup import shingles as shingling
+from neurips_abstracts.dedup import near_duplicates as dedup, shingles as shingling
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import REAL_SOURCES, real_texts, seed_abstracts, shingles, synthetic_abstracts

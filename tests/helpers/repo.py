@@ -60,8 +60,8 @@ def write_file(path: Path, texts: list[str]) -> Path:
 
 def make_repo(tmp_path: Path) -> Path:
     """A repository with two dumps added on two days (crawl dates known) and its first release."""
-    from neurips_abstracts.contribute.add import add_dump
     from neurips_abstracts.build import build
+    from neurips_abstracts.contribute.add import add_dump
 
     root = tmp_path / "repo"
     (root / "raw").mkdir(parents=True)

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from tests.hub.server import RawFile, Request, Server
 from tests.hub.xet_storage import XET_TOKEN, Storage
 
-
 LFS_THRESHOLD = 10 * 1024 * 1024
 
 # The requests that make each step of a publish, as (method, path regex). The applied-commit

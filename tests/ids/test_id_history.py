@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
-import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,13 +36,13 @@ from unittest import mock
 
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule, run_state_machine_as_test
 
 from neurips_abstracts import build as build_module
-from neurips_abstracts.contribute.add import add_dump
 from neurips_abstracts.build import produce
+from neurips_abstracts.build.tables import dumps_json, write_parquet, write_text
+from neurips_abstracts.contribute.add import add_dump
 from neurips_abstracts.core.config import DEFAULT_CONFIG
 from neurips_abstracts.core.errors import DumpError
 from neurips_abstracts.core.names import SUMS, data_path
@@ -50,9 +50,8 @@ from neurips_abstracts.ids.identity import new_paper_id, record_key
 from neurips_abstracts.ingest.previous import read_previous
 from neurips_abstracts.ingest.sidecar import sidecar_name
 from neurips_abstracts.release import manifest as manifest_module
-from neurips_abstracts.release.manifest import build_manifest
 from neurips_abstracts.release.contents import sha256sums
-from neurips_abstracts.build.tables import dumps_json, write_parquet, write_text
+from neurips_abstracts.release.manifest import build_manifest
 
 from tests.helpers import make_dump
 

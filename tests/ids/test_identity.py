@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.build import build, check, diff_dirs
+from neurips_abstracts.contribute.add import AddError, add_dump
 from neurips_abstracts.core.names import data_path
 from neurips_abstracts.dedup import versions
 from neurips_abstracts.ids.identity import Founding, assign_ids, new_paper_id

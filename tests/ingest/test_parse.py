@@ -1,8 +1,7 @@
 import hashlib
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.core.errors import DumpError
 from neurips_abstracts.ingest.parse import parse_dump

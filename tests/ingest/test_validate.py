@@ -12,6 +12,7 @@ from neurips_abstracts.ingest.validate import validate
 
 from tests.helpers import ABSTRACT, CORPORA, HEADER, SEED_DIR, require_shared, run_cli, seed_files
 
+
 def dump(*records: str, header: str = HEADER) -> bytes:
     return (header + "\n\n" + "\n\n".join(records)).encode("utf-8")
 

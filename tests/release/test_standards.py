@@ -135,9 +135,9 @@ def test_date_published_comes_from_the_changelog(seeds_dist, tmp_path, monkeypat
     added = max(f["added"] for f in json.loads((tmp_path / "dist" / "build_manifest.json").read_text())["inputs"])
     assert croissant["datePublished"] == ("2027-01-31" if dated else added)
     assert verify(tmp_path / "dist") == []
-    from neurips_abstracts.record.verify import croissant_problems
-
     import mlcroissant as mlc
+
+    from neurips_abstracts.record.verify import croissant_problems
 
     issues = mlc.Dataset(jsonld=str(tmp_path / "dist" / "croissant.json")).metadata.ctx.issues
     assert not [w for w in issues.warnings if "datePublished" in w] and croissant_problems(tmp_path / "dist") == []

@@ -9,8 +9,7 @@ import string
 import ftfy
 import pytest
 from ftfy import badness, chardata
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.text import ftfy_noop
 from neurips_abstracts.text.normalize import FTFY_CONFIG, _normalize_full, normalize

@@ -6,8 +6,9 @@ import sys
 
 import pytest
 
-from benchmarks.linearity import KINDS
 from neurips_abstracts.text.render import render_many
+
+from benchmarks.linearity import KINDS
 
 SMALL, FACTOR = 2000, 4
 RATIO_LIMIT = 5.5  # linear work: 4 and a little; a quadratic step at these sizes: 15 and more

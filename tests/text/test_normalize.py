@@ -1,7 +1,6 @@
 import unicodedata
 
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.text.normalize import normalize
 

@@ -2,8 +2,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.text.plain import extract_urls, latex_to_text, to_plain
 
@@ -336,7 +335,7 @@ def test_every_text_renders_to_text_or_is_refused(text):
     ],
 )
 def test_math_spans(text, spans):
-    from neurips_abstracts.text.latex_parser import math_spans
+    from neurips_abstracts.text.latex import math_spans
 
     assert [text[a:b] for a, b in math_spans(text)] == spans
 
@@ -380,7 +379,7 @@ def test_a_long_text_is_tokenized_in_pieces_as_at_once(text, piece):
     tokenized in pieces of 1 to 8 characters (a long text's pieces are 16 kB): the tokens are
     those of the whole text at once, wherever the pieces are cut, and in a piece holding
     ``$$$$`` (where runs of pairs are found as one match) too."""
-    from neurips_abstracts.text.latex_parser import _TOKEN_RE, _findall
+    from neurips_abstracts.text.latex.parser import _TOKEN_RE, _findall
 
     assert _findall(text, piece) == _TOKEN_RE.findall(text)
 

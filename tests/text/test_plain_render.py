@@ -10,12 +10,12 @@ import random
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
+
+from neurips_abstracts.text.plain import to_plain
+from neurips_abstracts.text.render import render_many
 
 from benchmarks.plain_fidelity import ambiguous_scripts, dropped, glued_operators, leftover_markup
-from neurips_abstracts.text.render import render_many
-from neurips_abstracts.text.plain import to_plain
 
 SEED = (
     r"We show that the Adam optimizer acts as a \(\diag(\bH)^{-1/2}\) preconditioner, where \(\bH\) "

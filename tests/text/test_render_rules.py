@@ -1,4 +1,4 @@
-"""Rules of the plain-text renderers (text/plain.py, text/latex.py) that the mutation run
+"""Rules of the plain-text renderers (text/plain.py, text/latex/) that the mutation run
 (benchmarks/mutation.py) could change without a test failing, each pinned by one case."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from neurips_abstracts.text.plain import to_plain
 
 CASES = {
-    # LaTeX (text/latex.py)
+    # LaTeX (text/latex/)
     "an optional argument that is a whole token": (r"$\sqrt[3]{x}$", "x^(1/3)"),
     "an optional argument then a space": (r"$\sqrt[3] x$", "x^(1/3)"),
     "a TeX dash after a symbol is no word": (r"\alpha--x", "α–x"),

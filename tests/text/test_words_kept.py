@@ -3,11 +3,11 @@
 of the corpora (``corpus``)."""
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
+
+from neurips_abstracts.text.plain import to_plain
 
 from benchmarks.words_kept import source_words, words_lost
-from neurips_abstracts.text.plain import to_plain
 
 WORD = st.sampled_from(["We", "show", "x", "n", "10", "3", "ab", "Net", "H2O", "naïve", "Gödel", "中文"])
 KEY = st.sampled_from(["smith20", "a,b", "Reid2015", "thm:main", "eq:1", "a, b"])
@@ -155,29 +155,30 @@ def test_the_oracles_spec_agrees_with_the_renderers_tables_but_where_listed():
     """The oracle's spec of the macros is its own (benchmarks/words_kept.py), so that a wrong
     table of the renderer is a lost word. Where the two should agree they are equal, and each
     deliberate difference is listed here: a change on either side fails until it is decided."""
-    from benchmarks import words_kept as oracle
-    from neurips_abstracts.text import latex_symbols as renderer
+    from neurips_abstracts.text.latex import tables as renderer
 
-    assert oracle.NOT_WORDS == renderer._DROP_ARGS
-    assert oracle.CITATIONS == renderer._CITES
-    assert oracle.NOTES == renderer._NOTES
-    assert oracle.TEXT_SCRIPTS == renderer._TEXT_SCRIPTS
-    assert oracle.OPERATOR_NAMES == renderer._OPERATOR_NAMES
-    assert oracle.OVERSETS == renderer._OVERSETS
-    assert oracle.DELIMITER_SIZES == renderer._DELIMITER_SIZES
-    assert oracle.MATH_ENVIRONMENTS == renderer._MATH_ENVS
-    assert oracle.SPACING == renderer._SPACES
-    assert oracle.TEXT_ACCENTS == frozenset(renderer._TEXT_LETTER_ACCENTS)
+    from benchmarks import words_kept as oracle
+
+    assert oracle.NOT_WORDS == renderer.DROP_ARGS
+    assert oracle.CITATIONS == renderer.CITES
+    assert oracle.NOTES == renderer.NOTES
+    assert oracle.TEXT_SCRIPTS == renderer.TEXT_SCRIPTS
+    assert oracle.OPERATOR_NAMES == renderer.OPERATOR_NAMES
+    assert oracle.OVERSETS == renderer.OVERSETS
+    assert oracle.DELIMITER_SIZES == renderer.DELIMITER_SIZES
+    assert oracle.MATH_ENVIRONMENTS == renderer.MATH_ENVS
+    assert oracle.SPACING == renderer.SPACES
+    assert oracle.TEXT_ACCENTS == frozenset(renderer.TEXT_LETTER_ACCENTS)
     # Deliberate differences. The renderer keeps fonts, math alphabets and accents over math
     # apart (each renders otherwise); for words they are one thing, markup that joins.
-    assert oracle.STYLES == renderer._FORMAT_1 | frozenset(renderer._ALPHABETS) | frozenset(renderer._MATH_ACCENTS)
+    assert oracle.STYLES == renderer.FORMAT_1 | frozenset(renderer.ALPHABETS) | frozenset(renderer.MATH_ACCENTS)
     # Fractions and binomials are both two arguments apart, in order.
-    assert oracle.FRACTIONS == renderer._FRACTIONS | renderer._BINOMIALS
+    assert oracle.FRACTIONS == renderer.FRACTIONS | renderer.BINOMIALS
     # The renderer silences delimiter sizes with its switches; the oracle reads them on their own
     # (the delimiter after them is read next). \xspace shows nothing in the renderer and adds a
     # space before a word in LaTeX: the oracle reads it as any other macro, one that parts words.
-    assert renderer._SILENT - oracle.SWITCHES == renderer._DELIMITER_SIZES | {"xspace"}
-    assert oracle.SWITCHES <= renderer._SILENT
+    assert renderer.SILENT - oracle.SWITCHES == renderer.DELIMITER_SIZES | {"xspace"}
+    assert oracle.SWITCHES <= renderer.SILENT
     # Operator names (\log) are macro names, no words of the source: the oracle needs no list of them.
     assert not hasattr(oracle, "OPERATORS")
 
@@ -185,23 +186,23 @@ def test_the_oracles_spec_agrees_with_the_renderers_tables_but_where_listed():
 @pytest.mark.parametrize(
     ("table", "change", "source", "lost"),
     [
-        ("_DROP_ARGS", ("textcolor", (2, 0)), r"\textcolor{red}{colored} text", ["colored"]),  # the colour and the text dropped
-        ("_DROP_ARGS", ("label", (0, 0)), r"a \hspace{2em} \label{x} b \textcolor{red}{c}", []),  # the label kept: no word lost
-        ("_SPACES", ("par", ""), r"word\par{}next", ["word", "next"]),  # \par no longer parts the words
-        ("_SPACES", ("-", " "), r"co\-operate", ["cooperate"]),  # a hyphenation point made a space
-        ("_CITES", "cite", r"in \cite[Theorem 2]{smith20} it", ["smith20"]),  # \cite read as an unknown macro
+        ("DROP_ARGS", ("textcolor", (2, 0)), r"\textcolor{red}{colored} text", ["colored"]),  # the colour and the text dropped
+        ("DROP_ARGS", ("label", (0, 0)), r"a \hspace{2em} \label{x} b \textcolor{red}{c}", []),  # the label kept: no word lost
+        ("SPACES", ("par", ""), r"word\par{}next", ["word", "next"]),  # \par no longer parts the words
+        ("SPACES", ("-", " "), r"co\-operate", ["cooperate"]),  # a hyphenation point made a space
+        ("CITES", "cite", r"in \cite[Theorem 2]{smith20} it", ["smith20"]),  # \cite read as an unknown macro
     ],
 )
 def test_a_broken_renderer_table_is_caught_by_the_oracle(monkeypatch, table, change, source, lost):
     """A rendering bug simulated by breaking one of the renderer's tables: the oracle, which
     reads no table of the renderer, names the words it loses (and none where a change loses none)."""
-    from neurips_abstracts.text import latex, latex_symbols
+    from neurips_abstracts.text.latex import render, tables
 
     assert words_lost(source, to_plain(source)) == []
     if isinstance(change, tuple):
-        monkeypatch.setitem(getattr(latex_symbols, table), *change)
+        monkeypatch.setitem(getattr(tables, table), *change)
     else:
-        monkeypatch.setattr(latex, table, getattr(latex_symbols, table) - {change})
+        monkeypatch.setattr(render, table, getattr(tables, table) - {change})
     assert words_lost(source, to_plain(source)) == lost
 
 

@@ -18,7 +18,7 @@ import hashlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +37,7 @@ _URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
 class AddError(ProjectError, ValueError):
     """The dump was not added; ``findings`` says why, file:line by file:line."""
 
-    def __init__(self, message: str, findings: list[Finding] = ()):
+    def __init__(self, message: str, findings: Iterable[Finding] = ()):
         super().__init__(message)
         self.findings = list(findings)
 
@@ -234,10 +234,9 @@ def impact(plan: Plan, config: BuildConfig = DEFAULT_CONFIG) -> Impact:
 
     Raises ``DumpError`` or ``ContractError`` as the build would."""
     from ..build import produce
-    from ..ingest.previous import read_release_table
-    from ..ingest.load import folder_entries
-
     from ..core.guard import temporary_folder
+    from ..ingest.load import folder_entries
+    from ..ingest.previous import read_release_table
 
     with temporary_folder() as tmp:  # marked as ours: a killed add's copy is removed by the next run
         previous = _previous(plan.raw, tmp / "previous")

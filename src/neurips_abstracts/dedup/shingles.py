@@ -11,7 +11,6 @@ import numpy as np
 
 from .lsh import GOLDEN
 
-
 _M1, _M2, _M3 = GOLDEN, np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9)
 _POSITION = (_M1, _M2, _M3, np.uint64(0xD6E8FEB86659FD93))
 

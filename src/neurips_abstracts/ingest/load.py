@@ -16,7 +16,6 @@ from ..core.names import DUMP_SUFFIX, NAME_RE, NAME_RULE, SIDECAR_SUFFIX, dump_o
 from .sidecar import DumpMeta, read_sidecars
 
 
-
 def is_sidecar(path: Path) -> bool:
     """A dump's metadata file (``sidecar``) beside its dump: read with the dump, not as one."""
     return path.name.endswith(SIDECAR_SUFFIX) and (path.parent / dump_of_sidecar(path.name)).is_file()

@@ -301,7 +301,11 @@ class _Records:
 
     def __init__(self, name: str, data: bytes):
         self.name, self.data = name, data
-        self.line_start, self.line_end, self.byte_start, self.byte_end, self.text = [], [], [], [], []
+        self.line_start: list[int] = []
+        self.line_end: list[int] = []
+        self.byte_start: list[int] = []
+        self.byte_end: list[int] = []
+        self.text: list[str] = []
         self.invisible: list[tuple[int, str]] = []
         self.bad: DumpError | None = None  # the first record's bad character
 

@@ -7,7 +7,6 @@ from ..core.schema import TABLES, table_schema
 from . import texts
 from .contents import Release
 
-
 _CROISSANT_TYPES = {"string": "sc:Text", "integer": "sc:Integer", "number": "sc:Float", "boolean": "sc:Boolean"}
 
 

@@ -7,7 +7,7 @@ from . import texts
 from .contents import Release
 
 
-def _frictionless_schema(table: str, sharded: set[str] = frozenset()) -> dict:
+def _frictionless_schema(table: str, sharded: frozenset[str] | set[str] = frozenset()) -> dict:
     spec = dict(table_schema(table))
     # Parquet holds true nulls, so an empty string is a value, not a missing one.
     spec["missingValues"] = []

@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.blocks import differing as _differing
-from ..core.blocks import filled, write_changed
+from ..core.blocks import differing as _differing, filled, write_changed
 from ..core.names import MANIFEST
-from ..core.words import plural
 from ..core.resources import CHECKOUT_ROOT, checkout, hub_repo
+from ..core.words import plural
 from .contents import CHANGELOG, DATASHEET, latest_release, released_versions
 
 CONTRIBUTING = "CONTRIBUTING.md"

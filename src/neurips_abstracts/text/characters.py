@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
-def _code_point(body: str) -> str:
+
+def code_point(body: str) -> str:
     """MathJax's \\unicode{x2014} or \\unicode{8212}: the character (U+FFFD for one that is
     not text, see :func:`bad_code_point`), or "" if the body is not a number."""
     number = _unicode_number(body)
-    return "" if number is None else _character(number)
+    return "" if number is None else character(number)
 
 
 def _unicode_number(body: str) -> int | None:
@@ -22,14 +23,14 @@ def _unicode_number(body: str) -> int | None:
 
 
 # TeX's \char: decimal, 'octal, "hex (\char"41 and \char65 are both "A").
-_CHAR_NUMBER_RE = re.compile(r"\s*(?:\"([0-9A-Fa-f]{1,8})|'([0-7]{1,11})|([0-9]{1,10}))")
+CHAR_NUMBER_RE = re.compile(r"\s*(?:\"([0-9A-Fa-f]{1,8})|'([0-7]{1,11})|([0-9]{1,10}))")
 
 
-def _char_code(m: re.Match) -> int:
+def char_code(m: re.Match) -> int:
     return int(m[1], 16) if m[1] else int(m[2], 8) if m[2] else int(m[3])
 
 
-def _character(number: int) -> str:
+def character(number: int) -> str:
     return "\ufffd" if bad_code_point(number) else chr(number)
 
 
@@ -53,7 +54,7 @@ def bad_code_point(number: int) -> str | None:
 # Escapes that stand for one character: MathJax's \unicode{..}, TeX's \char and its ^^ notation
 # (^^^^^^ and six hex digits, ^^^^ and four, ^^ and two, or ^^ and a character c: c ± 64).
 _ESCAPE_RE = re.compile(
-    r"\\unicode\s*\{([^{}]*)\}|\\char(?![A-Za-z])" + _CHAR_NUMBER_RE.pattern
+    r"\\unicode\s*\{([^{}]*)\}|\\char(?![A-Za-z])" + CHAR_NUMBER_RE.pattern
     + r"|\^\^\^\^\^\^([0-9a-f]{6})|\^\^\^\^([0-9a-f]{4})|\^\^([0-9a-f]{2})|\^\^([\x00-\x7f])"
 )
 _BAD_CHARACTER_RE = re.compile(
@@ -115,7 +116,7 @@ def bad_character(text: str) -> tuple[int, str] | None:
                 if number is None:
                     continue  # not a number: rendered as written
             elif m[2] or m[3] or m[4]:
-                number = _char_code(re.match(_CHAR_NUMBER_RE, m.group()[5:]))
+                number = char_code(re.match(CHAR_NUMBER_RE, m.group()[5:]))
             elif m[5] or m[6] or m[7]:
                 number = int(m[5] or m[6] or m[7], 16)
             else:

@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Iterable
 
-from .latex import latex_to_text
-from .latex_parser import URL_RE as _VERBATIM_RE
-from .latex_parser import math_spans
+from .latex import URL_RE as _VERBATIM_RE, latex_to_text, math_spans
 from .unicode import category, is_decimal
 
 __all__ = ["extract_urls", "latex_to_text", "strip_emphasis", "strip_markdown", "to_plain"]
@@ -118,13 +117,15 @@ def strip_emphasis(text: str) -> str:
     character after it, and a run inside a word by a digit is a character (the module's
     second departure). What the algorithm leaves is kept as written.
     """
+    runs: Iterable[tuple[int, int]]
     if text.count("*") + text.count("_") + text.count("\\") <= _FEW_DELIMITERS:  # a step per escape too
         runs = _runs_found(text)
     else:
         # The closers first: through a run of one delimiter, their search fails at the first character.
-        closer = _MAYBE_CLOSER_RE.search(text)
-        opener = closer and _MAYBE_OPENER_RE.search(text)
-        if not opener or opener.start() > closer.start() and not _MAYBE_CLOSER_RE.search(text, opener.start()):
+        first_closer = _MAYBE_CLOSER_RE.search(text)
+        first_opener = first_closer and _MAYBE_OPENER_RE.search(text)
+        if first_closer is None or first_opener is None or first_opener.start() > first_closer.start() and not (
+                _MAYBE_CLOSER_RE.search(text, first_opener.start())):
             return text
         runs = map(re.Match.span, _EMPHASIS_RUN_RE.finditer(text))  # escapes too: skipped below
     # Delimiter runs as three columns (start, length, flags: _UNDERSCORE, _CAN_OPEN, _CAN_CLOSE),
@@ -181,12 +182,12 @@ def strip_emphasis(text: str) -> str:
         can_open = flag & _CAN_OPEN
         key = (flag & _UNDERSCORE_OR_OPEN) * 3 + length % 3
         floor = bottom.get(key, -1)
-        ch = flag & _UNDERSCORE
+        underscore = flag & _UNDERSCORE
         opener = prev[closer]
         found = False
         while opener > floor:
             o = flags[opener]
-            if o & _UNDERSCORE == ch and o & _CAN_OPEN and remaining[opener] > 0:
+            if o & _UNDERSCORE == underscore and o & _CAN_OPEN and remaining[opener] > 0:
                 o_length = lengths[opener]
                 odd = (can_open or o & _CAN_CLOSE) and (o_length + length) % 3 == 0 and not (
                     o_length % 3 == 0 and length % 3 == 0)
@@ -244,7 +245,7 @@ def _runs_found(text: str) -> list[tuple[int, int]]:
         found = find(ch, i)
         return n if found < 0 else found
 
-    runs = []
+    runs: list[tuple[int, int]] = []
     star, underscore, escape = after("*", 0), after("_", 0), after("\\", 0)
     while True:
         start = min(star, underscore, escape)

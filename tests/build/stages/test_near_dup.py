@@ -2,8 +2,7 @@
 canonical version, by the rule as written."""
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from neurips_abstracts.build.stages import near_dup as near_dup_stage
 

@@ -7,9 +7,9 @@ from neurips_abstracts.text.normalize import normalize
 
 
 def test_records_collapse_into_versions_as_dumps_arrive():
-    from neurips_abstracts.core.config import DEFAULT_CONFIG
     from neurips_abstracts.build.stages.parse import parse
     from neurips_abstracts.build.stages.read import ordered
+    from neurips_abstracts.core.config import DEFAULT_CONFIG
 
     from tests.helpers import make_dump
 

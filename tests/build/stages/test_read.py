@@ -13,11 +13,11 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
     changed in between must not be published with the first read's digest."""
     import hashlib
 
-    from neurips_abstracts.core.config import BuildConfig
-    from neurips_abstracts.ingest.sidecar import DumpMeta
-    from neurips_abstracts.core.pool import Workers
     from neurips_abstracts.build.stages.parse import parse
     from neurips_abstracts.build.stages.read import ordered
+    from neurips_abstracts.core.config import BuildConfig
+    from neurips_abstracts.core.pool import Workers
+    from neurips_abstracts.ingest.sidecar import DumpMeta
 
     first = (HEADER + "\n\nFirst abstract text here.\n").encode()
     second = (HEADER + "\n\nA different abstract entirely.\n").encode()
@@ -36,8 +36,8 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
 def test_dumps_come_in_added_order_and_rank_by_crawl_whatever_order_they_are_listed_in():
     import hashlib
 
-    from neurips_abstracts.ingest.sidecar import DumpMeta
     from neurips_abstracts.build.stages.read import ordered
+    from neurips_abstracts.ingest.sidecar import DumpMeta
 
     data = {name: (HEADER + f"\n\nAbstract of {name}.\n").encode() for name in ("a.txt", "b.txt", "c.txt", "d.txt")}
 

@@ -1,4 +1,4 @@
-"""LaTeX text to nodes for the renderer (:mod:`.latex`): tokens, brace groups and math, paired in
+"""LaTeX text to nodes for the renderer (:mod:`.render`): tokens, brace groups and math, paired in
 time linear in the text, and the math spans that plain.py holds out of markdown."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from array import array
 from bisect import bisect_left
 from itertools import compress, count
 
-from .latex_symbols import _MATH_ENVS, _known_names
+from .tables import MATH_ENVS, known_names
 
 # Verbatim spans: a bare URL, or \url{..}/\href{..} holding one (plain.py holds them out of markdown too).
 URL_RE = re.compile(r"(https?://[^\s{}\\$<>\"]+|\\url\{[^{}]*\}|\\href\{[^{}]*\})")
@@ -24,7 +24,7 @@ _PAIRS_TOKEN_RE = re.compile(_TOKEN_RE.pattern.replace(r"|\$\$|", r"|(?:\$\$)++|
 
 
 def _undouble(m: re.Match) -> str:
-    return "\\" + m[1] if len(m[1]) > 1 and m[1] in _known_names() else m[0]
+    return "\\" + m[1] if len(m[1]) > 1 and m[1] in known_names() else m[0]
 
 
 def undoubled(text: str) -> str:
@@ -35,7 +35,7 @@ def undoubled(text: str) -> str:
     return _DOUBLED_RE.sub(_undouble, text) if "\\\\" in text else text
 
 
-def _tokens(text: str) -> list[str]:
+def tokenize(text: str) -> list[str]:
     out: list[str] = []
     text = undoubled(text)
     # URL_RE can only match where one of these stands: the split is skipped when none does
@@ -95,20 +95,20 @@ def is_currency(body: str, after_close: str) -> bool:
     second does too (``$5 and $10``), or the body is prose that ends in a space (``$20. Then
     $x$``). Math may start with a digit ($1-\\delta$, ``$2.2 $\\%``) or stand before one
     (64$\\times$64), but not both."""
-    if body[:1] not in _DIGITS:
+    if body[:1] not in DIGITS:
         return False
-    return after_close[:1] in _DIGITS or body[-1:].isspace() and _PROSE_WORD_RE.search(body) is not None
+    return after_close[:1] in DIGITS or body[-1:].isspace() and _PROSE_WORD_RE.search(body) is not None
 
 
 _PROSE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
-_DIGITS = frozenset("0123456789")
+DIGITS = frozenset("0123456789")
 # The tokens that open or close something (any other token is a node as it is).
 _STRUCTURAL = frozenset(["{", "}", "$", "$$", "\\(", "\\)", "\\[", "\\]", "\\begin", "\\end"])
 # The first characters of the tokens that may open or close something.
 _PARSE_STARTS = frozenset("{}$\\")
 
 
-class _Parser:
+class Parser:
     """Nodes of a token list. Every look-ahead is a binary search in positions found once
     (where each closer occurs, where each environment ends), so that parsing is linear in the
     number of tokens: no opener scans the rest of the text for its closer."""
@@ -180,7 +180,7 @@ class _Parser:
                     i += 1
                     continue
                 if i + 1 < end and tokens[i + 1] == close and (first := tokens[i][:1]) not in _PARSE_STARTS:
-                    if tok == "$" and first in _DIGITS and is_currency(tokens[i], tokens[i + 2] if i + 2 < end else ""):
+                    if tok == "$" and first in DIGITS and is_currency(tokens[i], tokens[i + 2] if i + 2 < end else ""):
                         nodes.append("$")  # a currency sign opens no math: a character
                         continue
                     nodes.append(("$", tokens[i]))  # $a$, $10$: math of one token
@@ -191,7 +191,7 @@ class _Parser:
                     positions = self.at(close)
                 # none left (an opener never closed, repeated): no search
                 j = -1 if not positions or positions[-1] < i else self._next(positions, i, end)
-                if j < 0 or tok == "$" and tokens[i][:1] in _DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
+                if j < 0 or tok == "$" and tokens[i][:1] in DIGITS and is_currency("".join(tokens[i:j]), tokens[j + 1] if j + 1 < end else ""):
                     if tok[0] == "$":
                         nodes.append(tok[-1])  # opens no math: a character
                     continue  # a stray \\( or \\[ shows nothing
@@ -202,7 +202,7 @@ class _Parser:
                 name = tokens[i + 1].strip()
                 i += 3
                 nodes.append(" ")
-                if name in _MATH_ENVS:
+                if name in MATH_ENVS:
                     stop = self._next(self.ends(name), i, end - 3)
                     stop = end if stop < 0 else stop
                     body, _ = self.parse(i, stop, ())
@@ -236,7 +236,7 @@ def math_spans(text: str) -> list[tuple[int, int]]:
         close = _CLOSERS.get(tok)
         if close is None:
             continue
-        j = _Parser._next(at[close], k, n)
+        j = Parser._next(at[close], k, n)
         if j < 0 or tok == "$" and is_currency(text[after : found[j][0]], text[found[j][1] : found[j][1] + 1]):
             continue
         spans.append((start, found[j][1]))

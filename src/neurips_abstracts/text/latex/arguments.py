@@ -1,24 +1,24 @@
-"""How the LaTeX renderer (:mod:`.latex`) reads the node list around a macro: its arguments (TeX's
+"""How the LaTeX renderer (:mod:`.render`) reads the node list around a macro: its arguments (TeX's
 undelimited ones and optional ones in brackets), and what stands before a node."""
 
 from __future__ import annotations
 
-from .latex_parser import _DIGITS
-from .unicode import is_alnum
+from ..unicode import is_alnum
+from .parser import DIGITS
 
 
-class _Arguments:
-    """The argument readers of :class:`.latex._Renderer`: each takes a node list and an index
+class Arguments:
+    """The argument readers of :class:`.render._Renderer`: each takes a node list and an index
     and gives what it read and the index after it; a text node read in part keeps the rest."""
 
     def __init__(self) -> None:
         # id of a node list being rendered -> [indexes of its text nodes holding "]", how many of
-        # them are behind]: where optional arguments end (see _optional); the renderer drops a
+        # them are behind]: where optional arguments end (see optional); the renderer drops a
         # list's entry when it has rendered the list
-        self._brackets: dict[int, list] = {}
+        self.brackets: dict[int, list] = {}
 
     @staticmethod
-    def _next_arg(nodes: list, k: int):
+    def next_arg(nodes: list, k: int):
         """(argument, index after it) for the node list at ``k``; argument None when absent.
         A text token gives its first character, the rest stays in place."""
         while k < len(nodes) and isinstance(nodes[k], str) and nodes[k].isspace():
@@ -34,7 +34,7 @@ class _Arguments:
             return node, k + 1
         return node, k + 1
 
-    def _optional(self, nodes: list, k: int) -> tuple[list | None, int]:
+    def optional(self, nodes: list, k: int) -> tuple[list | None, int]:
         """(nodes, index after it) of the optional argument ``[..]`` at ``k``, or (None, ``k``).
         As in TeX it ends at the first ``]`` outside braces, in the same node or a later one;
         the text nodes holding a ``]`` are found once per node list, and each lookup starts where
@@ -65,41 +65,41 @@ class _Arguments:
 
     def _bracket_after(self, nodes: list, start: int) -> int:
         """Index of the first text node at or after ``start`` that holds a ``]``, or -1."""
-        found = self._brackets.get(id(nodes))
+        found = self.brackets.get(id(nodes))
         if found is None:
-            found = self._brackets[id(nodes)] = [[j for j, node in enumerate(nodes) if type(node) is str and "]" in node
-                                                  and node[:1] not in _MACRO_OR_VERBATIM], 0]
+            found = self.brackets[id(nodes)] = [[j for j, node in enumerate(nodes) if type(node) is str and "]" in node
+                                                  and node[:1] not in MACRO_OR_VERBATIM], 0]
         at, behind = found
         while behind < len(at) and (at[behind] < start or "]" not in nodes[at[behind]]):
             behind += 1  # passed, or its "]" taken as a script's operand: never looked at again
         found[1] = behind
         return at[behind] if behind < len(at) else -1
 
-    def _skip_arg(self, nodes: list, k: int) -> int:
-        return self._next_arg(nodes, k)[1]
+    def skip_arg(self, nodes: list, k: int) -> int:
+        return self.next_arg(nodes, k)[1]
 
 
-_MACRO_OR_VERBATIM = frozenset("\\\x00")
+MACRO_OR_VERBATIM = frozenset("\\\x00")
 _TIED_AFTER = frozenset(".,;:!?)]}")
 
 
-def _about(nodes: list, k: int) -> bool:
+def about(nodes: list, k: int) -> bool:
     """Whether the ``~`` before ``k`` means "about" (``~90x``, ``(~50%``, ``2.8%~4.5%``) rather
     than a tie (``Figure~3``, ``et~al.~2022``): it stands before a number, after no letter,
     digit or sentence punctuation."""
     after = nodes[k]
-    if type(after) is not str or after[:1] not in _DIGITS:
+    if type(after) is not str or after[:1] not in DIGITS:
         return False
     if k < 2:
         return True  # at the start of the text: nothing to tie to
     before = nodes[k - 2]
-    if type(before) is not str or before[:1] in _MACRO_OR_VERBATIM:
+    if type(before) is not str or before[:1] in MACRO_OR_VERBATIM:
         return False
     last = before[-1:]
     return not last or not (is_alnum(last) or last in _TIED_AFTER)
 
 
-def _space_before(nodes: list, k: int) -> bool:
+def space_before(nodes: list, k: int) -> bool:
     """Whether the author typed a space before the macro whose argument ends just before ``k``."""
     j = k - 2
     while j >= 0 and not (isinstance(nodes[j], str) and nodes[j].startswith("\\")):

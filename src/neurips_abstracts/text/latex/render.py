@@ -14,8 +14,8 @@ shapes the output. The rules, each tested:
   (``\\textcolor{red}{x}`` -> "x", ``\\colorbox``, ``\\color``), a label's key (``\\label``) and a
   length (``\\hspace``, ``\\vspace``);
 * citations and references (``\\cite``, ``\\citep``, ``\\citet``, ``\\citeauthor``, ``\\ref``,
-  ``\\eqref`` and the rest of natbib's, biblatex's and cleveref's, starred or not: latex_symbols'
-  ``_CITES``) are shown as LaTeX prints them, in square brackets: the prenote, the keys as
+  ``\\eqref`` and the rest of natbib's, biblatex's and cleveref's, starred or not: tables'
+  ``CITES``) are shown as LaTeX prints them, in square brackets: the prenote, the keys as
   written, a comma and the postnote. One optional argument is the postnote, as natbib and
   biblatex read it: ``\\cite[Theorem 2]{smith20}`` -> "[smith20, Theorem 2]",
   ``\\citep[e.g.,][]{a,b}`` -> "[e.g., a,b]", ``\\cite[see][p.~3]{key}`` -> "[see key, p. 3]";
@@ -52,75 +52,75 @@ from __future__ import annotations
 
 import re
 
-from .characters import _CHAR_NUMBER_RE, _char_code, _character, _code_point
-from .latex_arguments import _about, _Arguments, _space_before
-from .latex_parser import _Parser, _tokens
-from .latex_pieces import (
-    _ATTACHED,
-    _LEADING_WORD,
-    _SPACED_SCRIPT,
-    _WORD,
+from ..characters import CHAR_NUMBER_RE, char_code, character, code_point
+from ..unicode import is_alpha, nfc
+from .arguments import Arguments, about, space_before
+from .parser import Parser, tokenize
+from .pieces import (
+    ATTACHED,
+    LEADING_WORD,
     SCRIPT_DIGITS,
-    _accent,
-    _has_text_special,
-    _join,
-    _script,
-    _text,
-    _wrap,
+    SPACED_SCRIPT,
+    WORD,
+    accent,
+    has_text_special,
+    join,
+    run_text,
+    script,
+    wrap,
 )
-from .latex_symbols import (
-    _ACCENTS,
-    _ALPHABETS,
-    _BINOMIALS,
-    _CITES,
-    _DELIMITER_SIZES,
-    _DROP_ARGS,
-    _FORMAT_1,
-    _FRACTIONS,
-    _HANDLED,
-    _MATH_ACCENTS,
-    _NOTES,
-    _OPERATOR_NAMES,
-    _OVERSETS,
-    _SILENT,
-    _SPACES,
-    _TEXT_LETTER_ACCENTS,
-    _TEXT_SCRIPTS,
+from .tables import (
+    ACCENTS,
+    ALPHABETS,
+    BINOMIALS,
+    CITES,
+    DELIMITER_SIZES,
+    DROP_ARGS,
+    FORMAT_1,
+    FRACTIONS,
+    HANDLED,
+    MATH_ACCENTS,
+    NOTES,
+    OPERATOR_NAMES,
     OPERATORS,
-    _simple_symbols,
-    _styled,
+    OVERSETS,
+    SILENT,
+    SPACES,
+    TEXT_LETTER_ACCENTS,
+    TEXT_SCRIPTS,
+    simple_symbols,
+    styled,
     symbols,
 )
-from .unicode import is_alpha, nfc
 
 # The first characters of the nodes that are not a run of text (a token of the renderer).
 _MARKUP_STARTS = frozenset(["\x00", "^", "_", "\\", "~"])
 
 
-class _Renderer(_Arguments):
+class _Renderer(Arguments):
     def __init__(self, text_specials: bool) -> None:
         super().__init__()
         # False when the whole text holds no TeX quote, dash or entity (most abstracts): then no
         # run of it does, and no run needs a search for one.
         self.text_specials = text_specials
         self.sym = symbols()
-        self.simple = _simple_symbols()
+        self.simple = simple_symbols()
         # macro tokens of this text found unknown (\\bH) by _macro, and the piece each is alone
         self.unknown: dict[str, tuple[str, int]] = {}
 
     # -- rendering -------------------------------------------------------------------------
     def render(self, nodes: list, math: bool) -> str:
-        return _join(self._pieces(nodes, math))
+        return join(self._pieces(nodes, math))
 
     def _pieces(self, nodes: list, math: bool) -> list:
-        """The rendered pieces of ``nodes``, as _join takes them."""
+        """The rendered pieces of ``nodes``, as join takes them."""
         # text, flags, text, flags, ..: flat, so that a piece costs two slots of one list and
         # no tuple of its own, which at 1 MB of markup no longer fit the processor's caches
         pieces: list = []
         add = pieces.extend  # each call gives (text, flags)
         simple, unknown, specials = self.simple, self.unknown, self.text_specials
         nodes = list(nodes)
-        n = len(nodes)  # _next_arg may replace a node, never add or remove one
+        n = len(nodes)  # next_arg may replace a node, never add or remove one
         k = 0
         while k < n:
             node = nodes[k]
@@ -139,7 +139,7 @@ class _Renderer(_Arguments):
                 continue
             first = node[:1]
             if first not in _MARKUP_STARTS:  # most nodes: a run of text
-                add((node, 0) if math or not specials or not _has_text_special(node) else (_text(node), 0))
+                add((node, 0) if math or not specials or not has_text_special(node) else (run_text(node), 0))
             elif first == "\\" and not (math and node == "\\_"):
                 symbol = simple.get(node)
                 if symbol is not None:  # a symbol: \\alpha
@@ -150,22 +150,22 @@ class _Renderer(_Arguments):
                 else:
                     k = self._macro(node, nodes, k, math, pieces)
             elif first == "~":  # a tie, or a run of them; one before a number may mean "about"
-                add((" " * (len(node) - 1) + ("~" if not math and k < n and _about(nodes, k) else " "), 0))
+                add((" " * (len(node) - 1) + ("~" if not math and k < n and about(nodes, k) else " "), 0))
             elif first == "\x00":
                 add(self._verbatim(node[1:], nodes, k, math))
                 if node.startswith("\x00\\href"):
-                    k = self._skip_arg(nodes, k)
+                    k = self.skip_arg(nodes, k)
             elif math or k < n and type(nodes[k]) is list:  # ^, _ or, in math, \\_
                 # In text only a script with a brace group (x^{2k}) is one: snake_case is not.
                 # In math, \\_ is a subscript escaped for markdown.
                 body, k = self._operand(nodes, k, True)
                 if body:
-                    again = len(pieces) > 1 and pieces[-1] & _ATTACHED and pieces[-2][-1:] in SCRIPT_DIGITS[node[-1]]
-                    add(_script(node[-1], body, again))
+                    again = len(pieces) > 1 and pieces[-1] & ATTACHED and pieces[-2][-1:] in SCRIPT_DIGITS[node[-1]]
+                    add(script(node[-1], body, again))
             else:
-                add((_text(node), 0))
-        if self._brackets:
-            self._brackets.pop(id(nodes), None)
+                add((run_text(node), 0))
+        if self.brackets:
+            self.brackets.pop(id(nodes), None)
         return pieces
 
     def _group(self, body: list, math: bool) -> tuple[str, int]:
@@ -179,20 +179,20 @@ class _Renderer(_Arguments):
         while last > 0 and not pieces[last - 1]:
             last -= 2
         first, last = (pieces[first] if first < len(pieces) else 0), (pieces[last] if last > 0 else 0)
-        return _join(pieces), (_LEADING_WORD if first & (_WORD | _LEADING_WORD) else 0) | (_SPACED_SCRIPT if last & (_WORD | _SPACED_SCRIPT) else 0)
+        return join(pieces), (LEADING_WORD if first & (WORD | LEADING_WORD) else 0) | (SPACED_SCRIPT if last & (WORD | SPACED_SCRIPT) else 0)
 
     def _operand(self, nodes: list, k: int, math: bool) -> tuple[str, int]:
         """A script's argument: one character, a group, or a macro with its own arguments
         (x_\\text{max}, d^\\frac{5}{4})."""
-        arg, k = self._next_arg(nodes, k)
+        arg, k = self.next_arg(nodes, k)
         if isinstance(arg, str) and arg.startswith("\\") and not arg.startswith("\x00"):
             sub: list = []
             k = self._macro(arg, nodes, k, math, sub)
-            return _join(sub).strip(), k
+            return join(sub).strip(), k
         return ("" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()), k
 
     def _optional_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
-        arg, k = self._optional(nodes, k)
+        arg, k = self.optional(nodes, k)
         return (None if arg is None else self.render(arg, math).strip()), k
 
     def _verbatim(self, raw: str, nodes: list, k: int, math: bool) -> tuple[str, int]:
@@ -200,13 +200,13 @@ class _Renderer(_Arguments):
             return raw[5:-1], 0
         if raw.startswith("\\href{"):
             url = raw[6:-1]
-            arg, _ = self._next_arg(nodes, k)
+            arg, _ = self.next_arg(nodes, k)
             label = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math).strip()
             return (f"{label} ({url})" if label and label != url else url), 0
         return raw, 0
 
     def _arg_text(self, nodes: list, k: int, math: bool) -> tuple[str | None, int]:
-        arg, k = self._next_arg(nodes, k)
+        arg, k = self.next_arg(nodes, k)
         if arg is None:
             return None, k
         return self.render(arg if isinstance(arg, list) else [arg], math), k
@@ -217,85 +217,85 @@ class _Renderer(_Arguments):
         if name[0] == "\\":  # a run of line breaks
             pieces.extend((" ", 0))
             return k
-        if len(name) > 1 and name not in _HANDLED:  # most macros: a symbol, or one we do not know
+        if len(name) > 1 and name not in HANDLED:  # most macros: a symbol, or one we do not know
             if name in sym:
                 pieces.extend((sym[name], 0))
                 return k
             if tok[-1] != "*":
-                self.unknown[tok] = (name, _WORD)  # unknown in text and math alike: render() takes it faster next time
+                self.unknown[tok] = (name, WORD)  # unknown in text and math alike: render() takes it faster next time
             return self._unknown(name, nodes, k, math, pieces)
         if len(name) == 1 and not is_alpha(name):
-            if name in _ACCENTS and not (math and name in "^_"):
+            if name in ACCENTS and not (math and name in "^_"):
                 body, k = self._arg_text(nodes, k, math)
-                pieces.extend((_accent(body or "", _ACCENTS[name]), 0))
-            elif name in _SPACES:
-                pieces.extend((_SPACES[name], 0))
+                pieces.extend((accent(body or "", ACCENTS[name]), 0))
+            elif name in SPACES:
+                pieces.extend((SPACES[name], 0))
             elif name in ("(", ")", "[", "]"):
                 pass  # a stray math delimiter
             else:
                 pieces.extend((sym.get(name, name), 0))
             return k
-        if name in _DELIMITER_SIZES:
+        if name in DELIMITER_SIZES:
             j = k
             while j < len(nodes) and isinstance(nodes[j], str) and nodes[j].isspace():
                 j += 1
             if j < len(nodes) and isinstance(nodes[j], str) and nodes[j].startswith("."):
                 nodes[j] = nodes[j][1:]  # \left. is an invisible delimiter
             return k
-        if name in _SILENT:
+        if name in SILENT:
             if k < len(nodes) and isinstance(nodes[k], str) and not nodes[k].startswith(("\\", "\x00")):
                 nodes[k] = nodes[k].lstrip()  # a control word ends at the spaces after it ({\bf D}ata)
             return k
         if name == "unicode":
             body, k = self._arg_text(nodes, k, math)
-            pieces.extend((_code_point(body or "") or f"unicode({body})", 0))
+            pieces.extend((code_point(body or "") or f"unicode({body})", 0))
             return k
-        if name == "char" and k < len(nodes) and isinstance(nodes[k], str) and (number := _CHAR_NUMBER_RE.match(nodes[k])):
+        if name == "char" and k < len(nodes) and isinstance(nodes[k], str) and (number := CHAR_NUMBER_RE.match(nodes[k])):
             nodes[k] = nodes[k][number.end() :]
-            pieces.extend((_character(_char_code(number)), 0))
+            pieces.extend((character(char_code(number)), 0))
             return k
-        if name in _SPACES:
-            pieces.extend((_SPACES[name], 0))
+        if name in SPACES:
+            pieces.extend((SPACES[name], 0))
             return k
-        if name in _DROP_ARGS:
-            drop, keep = _DROP_ARGS[name]
+        if name in DROP_ARGS:
+            drop, keep = DROP_ARGS[name]
             for _ in range(drop):
-                k = self._skip_arg(nodes, k)
+                k = self.skip_arg(nodes, k)
             for _ in range(keep):
                 body, k = self._arg_text(nodes, k, math)
                 pieces.extend((body or "", 0))
             return k
-        if name in _FORMAT_1:
+        if name in FORMAT_1:
             body, k = self._arg_text(nodes, k, False if name.startswith(("text", "mbox", "hbox", "emph", "fbox")) else math)
             if body is not None:
-                if math and name.startswith(("text", "mbox", "hbox")) and k >= 2 and _space_before(nodes, k):
+                if math and name.startswith(("text", "mbox", "hbox")) and k >= 2 and space_before(nodes, k):
                     body = " " + body
                 pieces.extend((body, 0))
             return k
-        if name in _ALPHABETS:
+        if name in ALPHABETS:
             body, k = self._arg_text(nodes, k, math)
             body = body or ""
             if body.strip().isascii() and body.strip().isalnum():
-                body = "".join(_styled(_ALPHABETS[name], c) for c in body.strip())
+                body = "".join(styled(ALPHABETS[name], c) for c in body.strip())
             pieces.extend((body, 0))
             return k
-        if name in _OPERATOR_NAMES:
+        if name in OPERATOR_NAMES:
             body, k = self._arg_text(nodes, k, math)
-            pieces.extend(((body or "").strip(), _WORD))
+            pieces.extend(((body or "").strip(), WORD))
             return k
         if name in OPERATORS:
-            pieces.extend((name, _WORD))
+            pieces.extend((name, WORD))
             return k
-        if name in _MATH_ACCENTS or (not math and name in _TEXT_LETTER_ACCENTS):
+        if name in MATH_ACCENTS or (not math and name in TEXT_LETTER_ACCENTS):
             body, k = self._arg_text(nodes, k, math)
-            pieces.extend((_accent(body or "", _MATH_ACCENTS.get(name) or _TEXT_LETTER_ACCENTS[name]), 0))
+            pieces.extend((accent(body or "", MATH_ACCENTS.get(name) or TEXT_LETTER_ACCENTS[name]), 0))
             return k
-        if name in _FRACTIONS:
+        if name in FRACTIONS:
             num, k = self._arg_text(nodes, k, math)
             den, k = self._arg_text(nodes, k, math)
-            pieces.extend((f"{_wrap(num or '')}/{_wrap(den or '')}", _WORD))
+            pieces.extend((f"{wrap(num or '')}/{wrap(den or '')}", WORD))
             return k
-        if name in _BINOMIALS:
+        if name in BINOMIALS:
             n_, k = self._arg_text(nodes, k, math)
             r_, k = self._arg_text(nodes, k, math)
             pieces.extend((f"({(n_ or '').strip()} choose {(r_ or '').strip()})", 0))
@@ -303,32 +303,32 @@ class _Renderer(_Arguments):
         if name == "sqrt":
             index, k = self._optional_text(nodes, k, math)
             body, k = self._arg_text(nodes, k, math)
-            body = _wrap(body or "")
+            body = wrap(body or "")
             # as a script: a letter or digit after it is set apart (√n d, not √nd), and one before
             # x^(1/3) too (2 x^(1/3), not 2x^(1/3))
-            pieces.extend((f"{body}^(1/{_wrap(index)})", _LEADING_WORD | _SPACED_SCRIPT) if index else (f"√{body}", _SPACED_SCRIPT))
+            pieces.extend((f"{body}^(1/{wrap(index)})", LEADING_WORD | SPACED_SCRIPT) if index else (f"√{body}", SPACED_SCRIPT))
             return k
-        if name in _OVERSETS:
+        if name in OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
             mark = "_" if name == "underset" else "^"
-            pieces.extend((f"{(base or '').strip()}{mark}{_wrap(top or '')}", _LEADING_WORD | _SPACED_SCRIPT))
+            pieces.extend((f"{(base or '').strip()}{mark}{wrap(top or '')}", LEADING_WORD | SPACED_SCRIPT))
             return k
-        if name in _CITES:
+        if name in CITES:
             return self._citation(name, nodes, k, math, pieces)
-        if name in _NOTES:
+        if name in NOTES:
             mark, k = self._optional_text(nodes, k, False)
             body, k = self._arg_text(nodes, k, False)
             body = (body or "").strip()
             pieces.extend((f" ({mark}: {body})" if mark else f" ({body})", 0))
             return k
-        if name in _TEXT_SCRIPTS:
+        if name in TEXT_SCRIPTS:
             body, k = self._arg_text(nodes, k, False)
             if body and body.strip():
-                pieces.extend(_script("^" if name == "textsuperscript" else "_", body.strip()))
+                pieces.extend(script("^" if name == "textsuperscript" else "_", body.strip()))
             return k
         if name == "not":
-            arg, k = self._next_arg(nodes, k)
+            arg, k = self.next_arg(nodes, k)
             body = "" if arg is None else self.render(arg if isinstance(arg, list) else [arg], math)
             pieces.extend((body + "\u0338" if len(body) == 1 else "not " + body, 0))
             return k
@@ -339,8 +339,8 @@ class _Renderer(_Arguments):
         if name in sym:
             pieces.extend((sym[name], 0))
             return k
-        if tok[-1] != "*" and is_alpha(name) and name not in _HANDLED:
-            self.unknown[tok] = (name, _WORD)  # \\a: unknown in text and math alike
+        if tok[-1] != "*" and is_alpha(name) and name not in HANDLED:
+            self.unknown[tok] = (name, WORD)  # \\a: unknown in text and math alike
         return self._unknown(name, nodes, k, math, pieces)
 
     def _citation(self, name: str, nodes: list, k: int, math: bool, pieces: list) -> int:
@@ -352,7 +352,7 @@ class _Renderer(_Arguments):
         pre, post = (first, second) if second is not None else (None, first)
         keys, k = self._arg_text(nodes, k, math)
         if keys is None and not pre and not post:
-            pieces.extend((name, _WORD))  # no argument at all: the name is all the author wrote
+            pieces.extend((name, WORD))  # no argument at all: the name is all the author wrote
             return k
         shown = " ".join(part for part in (pre, (keys or "").strip()) if part)
         pieces.extend((f"[{shown}, {post}]" if post else f"[{shown}]", 0))
@@ -363,13 +363,13 @@ class _Renderer(_Arguments):
         they are written (``foo[a]``), and the brace groups after them as its arguments."""
         options = ""
         while k < len(nodes) and type(nodes[k]) is str and nodes[k][:1] == "[":
-            arg, after = self._optional(nodes, k)
+            arg, after = self.optional(nodes, k)
             if arg is None:
                 break
             options += f"[{self.render(arg, math).strip()}]"
             k = after
         if k >= len(nodes) or type(nodes[k]) is not list:
-            pieces.extend((name + options, _WORD))
+            pieces.extend((name + options, WORD))
             return k
         args = []
         while k < len(nodes) and isinstance(nodes[k], list):
@@ -378,20 +378,20 @@ class _Renderer(_Arguments):
                 args.append(body)
             k += 1
         if not args:
-            pieces.extend((name + options, _WORD))
+            pieces.extend((name + options, WORD))
         elif math:
-            pieces.extend((f"{name}{options}({', '.join(args)})", _WORD))
+            pieces.extend((f"{name}{options}({', '.join(args)})", WORD))
         else:
-            pieces.extend((" ".join([name + options, *args]), _WORD))
+            pieces.extend((" ".join([name + options, *args]), WORD))
         return k
 
 
 def latex_to_text(text: str) -> str:
     """Readable Unicode for an abstract's LaTeX; see the module docstring for the rules."""
     try:
-        tokens = _tokens(text)
-        nodes, _ = _Parser(tokens).parse(0, len(tokens), ())
-        out = _Renderer(_has_text_special(text) is not None).render(nodes, False)
+        tokens = tokenize(text)
+        nodes, _ = Parser(tokens).parse(0, len(tokens), ())
+        out = _Renderer(has_text_special(text) is not None).render(nodes, False)
     except RecursionError:  # braces nested hundreds deep: keep every word, drop the markup
         out = re.sub(r"\\(?=[A-Za-z])|[{}$]", "", text)
     return nfc(out)
