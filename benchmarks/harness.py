@@ -13,7 +13,11 @@ import sys
 import time
 from importlib import metadata
 
-from neurips_abstracts.core.config import usable_cores
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the platform tells it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
 
 # The packages whose versions decide the figures: ours, the libraries it runs on, the baselines.
 PACKAGES = ("neurips-abstracts", "rensa", "numpy", "pyarrow", "ftfy", "datasketch", "datatrove", "spacy")

@@ -394,3 +394,19 @@ def test_scale_block_shows_one_process_of_a_results_file_with_a_pool_run():
     assert "**0.20x** the reference pipeline's wall time (the reference 5.0x ours), 10.0 s against 50.0 s" in block
     assert "CPU time 9.0 s against" in block and "peak memory 1.00 GiB against" in block
     assert "Workers:" not in block and "worker process" not in block
+
+
+def test_the_readme_s_pool_figure_is_the_results_file_s():
+    """The build runs in one process since the pool's measured gain fell under 1.3x: README's
+    figure is the median of benchmarks/results/pool.json's pairs, and the file's decision says so."""
+    import json
+    import statistics
+
+    from tests.helpers import ROOT
+
+    result = json.loads((ROOT / "benchmarks" / "results" / "pool.json").read_text(encoding="utf-8"))
+    ratios = [p["one_seconds"] / p["pool_seconds"] for p in result["pairs"]]
+    median = statistics.median(ratios)
+    assert median < 1.3 and result["decision"].startswith("removed")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"only {median:.2f}x as fast (the median of {['no', 'one', 'two', 'three', 'four', 'five'][len(ratios)]} alternating pairs" in readme

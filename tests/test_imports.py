@@ -350,7 +350,7 @@ def test_the_raw_folder_goes_down_through_the_stages_and_climbs_back_at_most_eig
     raw.mkdir()
     (raw / f"000_{0:016x}.txt").write_bytes(make_dump([f"Paper {k} studies {' '.join(f'w{k}{j}' for j in range(25))}." for k in range(3)]))
     for previous in ({"previous": None}, {}):  # a first release, then one anchored to the release beside raw/
-        path = raw_path(raw, lambda: build(raw, tmp_path / "dist", workers=1, **previous))
+        path = raw_path(raw, lambda: build(raw, tmp_path / "dist", **previous))
         assert path[0] == "neurips_abstracts.build" and "neurips_abstracts.build.stages.read" in path
         assert "neurips_abstracts.build.stages.parse" in path  # followed into the stages, not lost on the way
         assert climbs(path) <= MAX_CLIMBS, path
@@ -358,7 +358,7 @@ def test_the_raw_folder_goes_down_through_the_stages_and_climbs_back_at_most_eig
 
 def test_a_climb_is_a_step_to_a_higher_rank():
     path = ["neurips_abstracts.build", "neurips_abstracts.build.stages.read", "neurips_abstracts.ingest.load",
-            "neurips_abstracts.build.stages.read", "neurips_abstracts.core.pool", "neurips_abstracts.build"]
+            "neurips_abstracts.build.stages.read", "neurips_abstracts.core.guard", "neurips_abstracts.build"]
     assert climbs(path) == 2
 
 

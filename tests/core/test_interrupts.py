@@ -1,10 +1,9 @@
 """Ctrl-C, SIGTERM and kills: a build of a checkout leaves its dist/ and the docs made from it
-all old (non-zero exit) or all new (exit 0), wherever it is stopped; its workers never outlive it;
-and only one command writes a folder at a time."""
+all old (non-zero exit) or all new (exit 0), wherever it is stopped; and only one command writes
+a folder at a time."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -112,125 +111,6 @@ def test_killed_between_the_swap_and_the_docs_leaves_whole_stale_docs_the_next_b
     assert state(project) == new
 
 
-def _children(pid: int) -> set[int]:
-    found = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        with open(task / "children") as fh:
-            found |= {int(c) for c in fh.read().split()}
-    return found
-
-
-def _alive(pids) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        try:  # a zombie is gone but for its exit status
-            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
-                continue
-        except OSError:
-            continue
-        alive.add(pid)
-    return alive
-
-
-@pytest.fixture(scope="module")
-def pooled(tmp_path_factory):
-    """A checkout whose build starts its worker pool (over POOL_MIN_BYTES of dumps), built once
-    (old), a dump added, its next build (new) and how long that took."""
-    from neurips_abstracts.core.config import POOL_MIN_BYTES
-
-    project = project_with_dumps(tmp_path_factory.mktemp("pooled"), papers=200)
-    raw = project / "raw"
-    big = tmp_path_factory.mktemp("big")
-    synthetic_dumps(big, seed=1, papers=45_000)
-    for p in big.iterdir():
-        shutil.move(p, raw / f"1{p.name[1:]}")
-    assert sum(p.stat().st_size for p in raw.iterdir()) > POOL_MIN_BYTES
-    subprocess.run(command(project, "build", "--first-release"), cwd=project, check=True, capture_output=True)
-    old = state(project)
-    body = "\n\n".join(f"A new paper {k} on kernels that bound the regret of every policy." for k in range(9))
-    (raw / "204_00000000000000ff.txt").write_bytes(f"{HEADER}\n\n{body}\n".encode())
-    started = time.monotonic()
-    subprocess.run(command(project, "build", "--workers", "2"), cwd=project, check=True, capture_output=True)
-    seconds = time.monotonic() - started
-    new = state(project)
-    assert old != new
-    return project, old, new, seconds
-
-
-@posix
-@pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
-@pytest.mark.parametrize("fraction,how", [
-    (f, ("ctrl-c", "sigterm", "ctrl-c twice")[k % 3])
-    for k, f in enumerate([0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.82, 0.88, 0.94, 1.05])])
-def test_a_pooled_build_stopped_at_any_moment_leaves_all_old_or_all_new(pooled, fraction, how):
-    """Signals land at moments spread over a whole pooled build (start-up, reading, the workers'
-    work, writing, the commit, the exit): each time, dist/ and the docs are all old with a non-zero
-    exit or all new with exit 0, no traceback is printed (a second Ctrl-C included), and no
-    worker outlives the build."""
-    project, old, new, seconds = pooled
-    restore(project, old)
-    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    time.sleep(fraction * seconds)
-    workers = _children(proc.pid)
-    if how == "sigterm":
-        proc.send_signal(signal.SIGTERM)  # as a service manager stops it: to the build's process alone
-    else:
-        with pytest.raises(ProcessLookupError) if proc.poll() is not None else _nothing():
-            os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to every process of the group
-            if how == "ctrl-c twice":
-                time.sleep(0.05)
-                os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
-    assert "Traceback" not in err and "Exception ignored" not in err, err
-    now = state(project)
-    if proc.returncode == 0:
-        assert now == new
-    else:
-        assert now == old, (proc.returncode, err)
-    deadline = time.monotonic() + 30  # a guard against hanging, not a measure
-    while _alive(workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(workers)
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-@posix
-@pytest.mark.slow
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
-def test_workers_end_when_the_build_is_killed(pooled):
-    """`kill -9` (or the OOM killer) gives the build no chance to end its workers: they notice
-    their parent is gone and end themselves, instead of living on holding their memory."""
-    project, old, _new, seconds = pooled
-    restore(project, old)
-    proc = subprocess.Popen(command(project, "build", "--workers", "2"), cwd=project,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + seconds + 60
-    workers: set[int] = set()
-    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-        workers = _alive(_children(proc.pid) - {proc.pid})
-        time.sleep(0.02)
-    assert len(workers) >= 2, "the pool never started"
-    proc.kill()
-    proc.wait()
-    deadline = time.monotonic() + 30
-    while _alive(workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(workers)
-
-
 # -- one writer at a time -------------------------------------------------------------------
 
 
@@ -293,52 +173,6 @@ def test_a_killed_holder_leaves_no_lock_behind(tmp_path):
         holder.wait()
     with writing(tmp_path / "dist"):  # taken at once: nothing to clean up by hand
         pass
-
-
-_FORKING_HOLDER = """
-import os, sys, time
-from neurips_abstracts.core.lock import close_inherited, writing
-with writing(sys.argv[1]):
-    child = os.fork()
-    if child == 0:
-        if sys.argv[3] == "close":
-            close_inherited()  # what a build's worker does as it starts
-        open(sys.argv[2], "w").write(str(os.getpid()))  # ready once closed: the test kills the holder then
-        time.sleep(60)
-        os._exit(0)
-    time.sleep(120)
-"""
-
-
-@posix
-@pytest.mark.parametrize("closes", [True, False])
-def test_a_forked_child_does_not_keep_a_killed_holders_lock(tmp_path, closes):
-    """An OS file lock lasts while any copy of its descriptor is open: a worker forked from the
-    build closes its copy (close_inherited), so killing the build frees the lock at once. The
-    control: a child that keeps its copy keeps the lock."""
-    ready = tmp_path / "ready"
-    holder = subprocess.Popen([sys.executable, "-c", _FORKING_HOLDER, str(tmp_path / "dist"), str(ready),
-                               "close" if closes else "keep"], cwd=ROOT)
-    child = None
-    try:
-        deadline = time.monotonic() + 60
-        while not (ready.exists() and ready.read_text()) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        child = int(ready.read_text())
-        holder.kill()
-        holder.wait()
-        if closes:
-            with writing(tmp_path / "dist"):
-                pass
-        else:
-            with pytest.raises(Exception, match="another command"), writing(tmp_path / "dist"):
-                pass
-    finally:
-        if holder.poll() is None:
-            holder.kill()
-        if child:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(child, signal.SIGKILL)
 
 
 _SIGNAL_AT_LINE = """

@@ -101,19 +101,20 @@ def test_jaccard_many_equals_one_by_one():
 def test_shingles_and_signatures_do_not_depend_on_batching(monkeypatch):
     # Real text with a few near copies each (candidate pairs to find), then generated text of
     # varied length: hashed in one batch, then in many small ones (signatures too), sketched in
-    # one slice, then in many (each a task for the build's workers).
+    # one slice, then in many.
     seeds = [f"{normalize(a)} variant {k}" for k in range(5) for a in seed_abstracts()]
     many = seeds + synthetic_abstracts(3_000 - len(seeds), words=(20, 300))
     config = DEFAULT_CONFIG.near_dup
     monkeypatch.setattr(shingling, "BATCH_CHARS", 10**12)
     monkeypatch.setattr(dedup, "_SKETCH_CHARS", 10**12)
-    sliced = []
-    sets1, sigs1 = dedup.shingles_and_signatures(many, config, lambda fn, items: sliced.append(len(items)) or map(fn, items))
+    sliced, real = [], dedup.sketch
+    monkeypatch.setattr(dedup, "sketch", lambda texts, config: sliced.append(len(texts)) or real(texts, config))
+    sets1, sigs1 = dedup.shingles_and_signatures(many, config)
     monkeypatch.setattr(shingling, "BATCH_CHARS", 5_000)
     monkeypatch.setattr(dedup, "_SKETCH_CHARS", 20_000)
     monkeypatch.setattr(dedup, "_SIGNATURE_CHUNK", 7)
-    sets2, sigs2 = dedup.shingles_and_signatures(many, config, lambda fn, items: sliced.append(len(items)) or map(fn, items))
-    assert sliced[0] == 1 and sliced[1] > 20
+    sets2, sigs2 = dedup.shingles_and_signatures(many, config)
+    assert sliced[0] == len(many) and len(sliced) > 20  # one slice, then many
     assert np.array_equal(sets1.flat, sets2.flat) and np.array_equal(sets1.offsets, sets2.offsets)
     assert np.array_equal(sigs1, sigs2) and sigs1.shape == (len(many), config.num_perm)
     pairs = dedup.candidate_pairs(sigs1, config)

@@ -292,10 +292,3 @@ def make_project(parent):
     git(root, "commit", "-qm", "release")
     return root
 
-
-def pid_after_a_moment(_) -> int:
-    """A task for a pool's workers (imported by name in the process a test starts): its worker's id."""
-    import time
-
-    time.sleep(0.1)  # so that the other worker takes a task too
-    return os.getpid()

@@ -1,7 +1,9 @@
 """Build dist/ from raw/, and check a committed dist/ (and the docs made from it) against a fresh build.
 
-``run`` is the build: its stages (``stages/``), called in order, each handing the next a typed
-result. raw/ is read by the read stage (``stages.read``) and, a dump at a time, by the parse stage.
+``build`` reads top to bottom: resolve the previous release (``Build.anchored``), run the stages
+and check and write their tables into a temporary folder (``Build.fill``), swap it in for dist/
+(``replace_dir``), then refresh the generated docs. One ``Build`` holds what a build knows; ``run``
+is its stages (``stages/``), called in order, each handing the next a typed result, in one process.
 """
 
 from __future__ import annotations
@@ -11,14 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.config import DEFAULT_CONFIG, DEFAULT_WORKERS, BuildConfig
+from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import DumpError
 from ..core.gc_pause import gc_paused
-from ..core.guard import replace_dir, resolve, temporary_folder
+from ..core.guard import kill_point, replace_dir, resolve, temporary_folder
 from ..core.names import release_beside
-from ..core.pool import Workers
 from ..core.resources import dataset_version
 from ..core.schema import pandera_schema
 from ..core.stages import no_timer
@@ -40,7 +42,6 @@ def run(
     stage: Callable = no_timer,
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
-    workers: Workers | None = None,
     occurrences_ready: Callable[[Occurrences], None] = lambda _: None,
 ) -> BuildResult:
     """The build's stages over ``dumps`` (the read stage's), in order: validated-ready tables out.
@@ -48,42 +49,34 @@ def run(
     retired now are marked with ``version``.
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
-    "normalize" are entered, one or more times, for each dump. ``workers`` (default:
-    ``DEFAULT_WORKERS``) may prepare the dumps, sketch the distinct texts and render the plain
-    text in other processes; they are shut down here. ``occurrences_ready(occurrences)`` is called
-    as soon as the occurrences table can be produced, before the plain text is rendered. With
-    fork (Linux up to Python 3.13), the executor starts all its processes at its first task,
-    while the dumps are parsed, so a thread ``occurrences_ready`` starts is never forked
-    (threads libraries run by then are: pyarrow's allocator's, and tqdm's monitor on a
-    terminal); with spawn or forkserver, processes started later are not forks of this one.
+    "normalize" are entered, one or more times, for each dump. ``occurrences_ready(occurrences)``
+    is called as soon as the occurrences table can be produced, before the plain text is rendered.
+    On failure the spool of raw texts is closed here; on success it is the result's to close.
     """
-    with workers or Workers(DEFAULT_WORKERS) as pool:
-        parsed = parse(dumps, config, pool, stage)
-        try:
-            with stage("near-dup"):
-                papers = near_dup(parsed, config, pool)
-                identified = identify(parsed, papers, previous, version)
-            occurrences = assemble_occurrences(parsed, papers, identified)
-            with stage("plain text"):
-                occurrences_ready(occurrences)
-                rendered = render(parsed, papers, pool)
-            with stage("assemble"):
-                table, ids = assemble(parsed, papers, identified, rendered, occurrences)
-        except BaseException:
-            parsed.spool.close()
-            raise
+    parsed = parse(dumps, config, stage)
+    try:
+        with stage("near-dup"):
+            papers = near_dup(parsed, config)
+            identified = identify(parsed, papers, previous, version)
+        occurrences = assemble_occurrences(parsed, papers, identified)
+        with stage("plain text"):
+            occurrences_ready(occurrences)
+            rendered = render(parsed, papers)
+        with stage("assemble"):
+            table, ids = assemble(parsed, papers, identified, rendered, occurrences)
+    except BaseException:
+        parsed.spool.close()
+        raise
     stats = build_stats(parsed, papers, identified.identity, table.num_rows, version)
     return BuildResult(table, occurrences, ids, tuple(parsed.dumps), parsed.meta, identified.identity, stats)
 
 
-def _run(
-    raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: PreviousRelease | None,
-    workers: int | None, occurrences_ready: Callable = lambda _: None,
-) -> BuildResult:
-    pool = Workers(DEFAULT_WORKERS if workers is None else workers, folder=str(raw_dir))  # a bad number, before any work
+def _run(raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: PreviousRelease | None,
+         occurrences_ready: Callable[[Occurrences], None] = lambda _: None) -> BuildResult:
+    """The read stage over ``raw_dir``, then ``run``."""
     with stage("read"):
         dumps = read(raw_dir, previous)
-    return run(dumps, config, stage, previous, dataset_version(), pool, occurrences_ready)
+    return run(dumps, config, stage, previous, dataset_version(), occurrences_ready)
 
 
 def produce(
@@ -91,24 +84,114 @@ def produce(
     config: BuildConfig = DEFAULT_CONFIG,
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
-    workers: int | None = None,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
-    of raw texts (past its bound in memory, an unnamed temporary file: see ``Spool``).
+    of raw texts (past its bound in memory, an unnamed temporary file: see ``Spool``); the
+    caller closes it (``result.occurrences.spool``).
 
     Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
-    read one at a time, as the build reaches them. ``workers`` processes (default:
-    ``DEFAULT_WORKERS``) share the per-record work of a large build; the output does not depend on it."""
+    read one at a time, as the build reaches them."""
     from .contracts import check
 
     prev = previous_release(raw_dir, previous)
-    result = _run(raw_dir, config, stage, prev, workers)
+    result = _run(raw_dir, config, stage, prev)
     try:
         check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
     except BaseException:
         result.occurrences.spool.close()
         raise
     return result
+
+
+@dataclass
+class Build:
+    """One build of ``raw_dir`` into ``out``: its config, the release it is anchored to
+    (``previous``, None for a first release) and the published record that anchor was checked
+    against, the version it marks, the release folders it read, and, once its stages ran, their
+    result, whose spool of raw texts it closes on leaving its ``with`` block (the one place)."""
+
+    raw_dir: str | Path
+    out: Path
+    config: BuildConfig
+    stage: Callable
+    previous: PreviousRelease | None
+    record: Record
+    reads: list[str]  # the release folders read: the guard keeps those the build does not write
+    version: str
+    repo_id: str | None = None
+    final: bool = True
+    result: BuildResult | None = None
+    # the writer thread's, while ``fill`` runs
+    _writer: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
+    _tmp: Path = field(default=Path(), init=False, repr=False)
+    _occurrences_written: Future | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def anchored(cls, raw_dir: str | Path, out: str | Path, previous, fetched: Path, **options) -> Build:
+        """The build of ``raw_dir`` into ``out``, anchored to the ``previous`` release as the
+        published record allows (``anchored_previous``: refused in one line where it does not)."""
+        version = dataset_version()
+        reads, prev, record = anchored_previous(raw_dir, previous, fetched / "previous", writes=out, version=version)
+        return cls(raw_dir, Path(out), previous=prev, record=record, reads=list(reads), version=version, **options)
+
+    def __enter__(self) -> Build:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.result is not None:
+            self.result.occurrences.spool.close()
+
+    def guarded(self) -> dict:
+        """What the guard must refuse to write or keep whole (``replace_dir``), judged before any
+        work: raw/ itself, and a release read but not written (publish's dist/)."""
+        keep = [p for p in self.reads if resolve(Path(p)) != resolve(self.out)]
+        return {"raw": [self.raw_dir], "keep": keep, "releases": self.reads}
+
+    def fill(self, tmp: Path) -> None:
+        """Run the stages, check the result against the published record, and write the release
+        into ``tmp``. The occurrences table is checked and written in a thread of its own from
+        the moment it can be (``write_occurrences_now``), while this thread has the plain text
+        rendered and checks the rest, and the other tables are written in a second: their time
+        goes to Parquet's encoder, which runs outside the GIL."""
+        with ThreadPoolExecutor(2, thread_name_prefix="writer") as writer:
+            self._writer, self._tmp = writer, tmp
+            try:
+                self.result = _run(self.raw_dir, self.config, self.stage, self.previous, self.write_occurrences_now)
+                check_build(self.result.identity.ids, self.previous, self.record, self.version, self.replaced(),
+                            frozenset(d.sha256 for d in self.result.dumps))
+                with self.stage("contracts and write"):
+                    assert self._occurrences_written is not None  # run calls write_occurrences_now first
+                    write_dist(self.result, tmp, self.config, self.repo_id, self.previous, self._occurrences_written,
+                               writer)
+            except BaseException:
+                self._stop.set()  # and the executor waits for the writer to see it
+                raise
+
+    def write_occurrences_now(self, occurrences: Occurrences) -> None:
+        """Start checking and writing the occurrences table in the writer thread."""
+        # pandera is imported here, in this thread: its import edits sys.modules (see
+        # schema.import_pandera_polars), which must not happen beside the writer thread's imports.
+        pandera_schema("occurrences")
+        assert self._writer is not None  # called by run, inside ``fill``
+        self._occurrences_written = self._writer.submit(write_occurrences, occurrences, self._tmp, self.config, self._stop)
+
+    def replaced(self) -> PreviousRelease | None:
+        """The release ``out`` holds, which the build replaces, if it is not the anchor itself."""
+        out, prev = self.out, self.previous
+        if not is_release(out) or (prev is not None and resolve(Path(prev.path)) == resolve(out)):
+            return None
+        try:
+            return read_previous(out)
+        except (DumpError, ValueError):  # not readable: nothing it holds can be told (the guard judges it)
+            return None
+
+    def summary(self, seconds: float, refreshed: list[Path]) -> dict:
+        """The build's statistics, the ids it changed since the newest published release, its
+        time and the docs it refreshed."""
+        assert self.result is not None  # called after a build that succeeded
+        events = since_published(self.result.identity.ids, self.record)
+        return {**self.result.stats, "id_changes": events, "seconds": round(seconds, 3), "refreshed": refreshed}
 
 
 def build(
@@ -118,7 +201,6 @@ def build(
     stage: Callable = no_timer,
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
     repo_id: str | None = None,
-    workers: int | None = None,
     docs: Path | None = None,
     final: bool = True,
 ) -> dict:
@@ -127,80 +209,27 @@ def build(
     Paper ids are kept from the ``previous`` release: by default the ``dist/`` beside
     ``raw_dir``; None builds a first release. Returns the build statistics plus ``seconds``
     and ``refreshed``. ``stage(name)`` wraps each stage (timings). ``repo_id`` renders the
-    documents for another Hub repository than the project's hub-repo. ``workers``: see
-    ``produce``. ``docs``: the checkout whose generated docs (``docs.expected_docs``) are
-    refreshed from ``out`` once it is swapped in, its dist/ (``refreshed``: those that changed). ``final``: False
-    for a build into a folder of the caller's own (``check``'s), which Ctrl-C may still stop
-    after its swap. Only one command at a time writes ``out`` (``lock.writing``).
+    documents for another Hub repository than the project's hub-repo. ``docs``: the checkout
+    whose generated docs (``docs.expected_docs``) are refreshed from ``out`` once it is swapped
+    in, its dist/ (``refreshed``: those that changed). ``final``: False for a build into a folder
+    of the caller's own (``check``'s), which Ctrl-C may still stop after its swap. Only one
+    command at a time writes ``out`` (``lock.writing``).
     """
     from ..core.lock import writing
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
-        reads, prev, record = anchored_previous(raw_dir, previous, fetched / "previous", writes=out,
-                                                version=dataset_version())
-        return _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final, record)
-
-
-def _replaced(out: Path, prev: PreviousRelease | None) -> PreviousRelease | None:
-    """The release ``out`` holds, which the build replaces, if it is not the anchor itself."""
-    if not is_release(out) or (prev is not None and resolve(Path(prev.path)) == resolve(out)):
-        return None
-    try:
-        return read_previous(out)
-    except (DumpError, ValueError):  # not readable: nothing it holds can be told (the guard judges it)
-        return None
-
-
-def _build(raw_dir, out, config, stage, reads, prev, repo_id, workers, started, docs, final, record: Record) -> dict:
-    # refused by the guard before any work (``replace_dir``); a release read but not written
-    # (publish's dist/) must survive
-    guard = {"raw": [raw_dir], "keep": [p for p in reads if resolve(Path(p)) != resolve(Path(out))], "releases": reads}
-    built: list[BuildResult] = []
-
-    def fill(tmp: Path) -> None:
-        # The occurrences table is checked and written in a thread of its own from the moment it
-        # can be (see ``run``), while this thread has the plain text rendered and checks
-        # the rest, and the other tables are written in a second: their time goes to Parquet's
-        # encoder, which runs outside the GIL.
-        stop = threading.Event()
-        writing: list[Future] = []
-        with ThreadPoolExecutor(2, thread_name_prefix="writer") as writer:
-            try:
-                def start_writing(occurrences) -> None:
-                    # pandera is imported here, in this thread: its import edits sys.modules (see
-                    # schema.import_pandera_polars), which must not happen beside this thread's imports.
-                    pandera_schema("occurrences")
-                    writing.append(writer.submit(write_occurrences, occurrences, tmp, config, stop))
-
-                result = _run(raw_dir, config, stage, prev, workers, start_writing)
-                built.append(result)
-                check_build(result.identity.ids, prev, record, dataset_version(), _replaced(Path(out), prev),
-                            frozenset(d.sha256 for d in result.dumps))
-                with stage("contracts and write"):
-                    write_dist(result, tmp, config, repo_id, prev, writing[0], writer)
-            except BaseException:
-                stop.set()  # and the executor waits for the writer to see it
-                raise
-
-    with gc_paused():
-        try:
-            replace_dir(Path(out), fill, final=final, **guard)
-        finally:
-            for result in built:
-                result.occurrences.spool.close()
-    result = built[0]
-    refreshed = _refresh_docs(Path(out), docs) if docs is not None else []
-    events = since_published(result.identity.ids, record)
-    return {**result.stats, "id_changes": events, "seconds": round(time.perf_counter() - started, 3),
-            "refreshed": refreshed}
+        one = Build.anchored(raw_dir, out, previous, fetched, config=config, stage=stage, repo_id=repo_id, final=final)
+        with gc_paused(), one:
+            replace_dir(one.out, one.fill, final=final, **one.guarded())
+        refreshed = _refresh_docs(one.out, docs) if docs is not None else []
+        return one.summary(time.perf_counter() - started, refreshed)
 
 
 def _refresh_docs(dist: Path, root: Path) -> list[Path]:
     """After the swap: the generated docs of ``root`` rewritten from ``dist``, each file whole;
     returns those that changed. Killed before or while this runs, the docs left are whole but
     stale: ``check`` names them and the next build refreshes them."""
-    from ..core.guard import kill_point
     from ..release.docs import refresh
 
     kill_point("refreshing")

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from .output import AsInvokedCommand, fail, invoked, stage_progress
-from ..core.config import MAX_DUMP_BYTES, MAX_WORKERS, POOL_MIN_BYTES
 from ..core.errors import DumpError
 from ..core.gc_pause import gc_paused
 from ..core.words import plural
@@ -25,12 +24,10 @@ from ..core.errors import ContractError
                    "the newest published release (read from git instead); refused if missing where the project has "
                    "published before].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")
-@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=None,
-              help=f"Processes sharing the work (parsing and normalizing the dumps, sketching the texts, rendering the plain text) of a build whose dumps total {POOL_MIN_BYTES // 2**20} MiB or more (a smaller build runs in one process; this is no size limit: one dump may hold up to {MAX_DUMP_BYTES // 2**20} MiB); the output is the same for any number  [default: the usable cores, at most 2].")
 # Paused for the whole command, the build's imports included: they make hundreds of thousands of
 # objects and no garbage, yet set off some two hundred collections, a tenth of a seeds build's CPU.
 @gc_paused()
-def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool, workers: int | None) -> None:
+def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: bool) -> None:
     """Build OUT from the dumps in RAW; OUT is untouched if anything fails.
 
     Every paper id of the previous release is kept (as a paper, merged into one, or removed);
@@ -59,7 +56,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         with stage_progress() as stage, hidden(("pandas",)):
             previous = None if first_release else (previous_dir or BESIDE_RAW)
             docs = CHECKOUT_ROOT if docs_skipped(out_dir) is None else None  # refreshed once dist/ is swapped in
-            s = run_build(raw_dir, out_dir, stage=stage, previous=previous, workers=workers, docs=docs)
+            s = run_build(raw_dir, out_dir, stage=stage, previous=previous, docs=docs)
     except (DumpError, ContractError) as exc:
         fail(exc)
     for path in s["refreshed"]:

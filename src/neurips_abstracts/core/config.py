@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 
 
@@ -81,21 +80,5 @@ class BuildConfig:
 
 DEFAULT_CONFIG = BuildConfig()
 
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity where the platform tells it)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-# Not part of the config: how many processes share a build's work changes no output byte.
-# Two where two cores are usable (``build --workers`` asks for another number): they prepare the
-# dumps, sketch the distinct texts and render the plain text (the Workers lines of
-# benchmarks/README.md's Scale section have the gain against one process); more than two were
-# never measured.
-DEFAULT_WORKERS = min(2, usable_cores())
-# ProcessPoolExecutor's limit on Windows; more than a machine's cores gains nothing anyway.
-MAX_WORKERS = 61
 # The largest dump a build reads (validate's `size` error): over this, it is no paper list.
 MAX_DUMP_BYTES = 64 * 2**20
-# A build of fewer bytes of dumps never starts worker processes: starting them (each imports the
-# text rules) costs more than they save on a few megabytes.
-POOL_MIN_BYTES = 32 * 2**20

@@ -34,9 +34,6 @@ class DumpError(ProjectError, ValueError):
                 where += f":{column}"
         super().__init__(f"{where}: error: {message}")
 
-    def __reduce__(self):
-        # Raised in a worker process, it crosses back with every field (a subclass as a DumpError).
-        return DumpError, (self.file, self.message, self.line, self.column, self.code)
 
 
 class Refused(DumpError):

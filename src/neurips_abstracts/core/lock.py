@@ -3,7 +3,7 @@ folder's lock for its whole run, and a second one refuses in one line.
 
 The lock is the operating system's lock on a file (``flock`` on Linux and macOS, ``msvcrt``'s
 byte lock on Windows), so a process that dies, however it dies, holds it no longer: no stale
-lock is ever left to remove by hand (a build's forked workers close their copy as they start).
+lock is ever left to remove by hand.
 The file lives in /tmp, whatever TMPDIR says (on Windows, the user's temporary folder), named by
 the folder's resolved path (however the path was typed, one folder has one lock), never in the
 project: it is not ours to litter. The holder removes it as it ends, while still holding it;
@@ -46,16 +46,6 @@ def lock_file(folder: str | Path) -> Path:
     key = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
     return _lock_dir() / f"{MARK}-lock-{key}"
 
-
-def close_inherited() -> None:
-    """In a process forked from a holder (a build's worker): close the lock files it inherited,
-    so that a lock is the holder's alone and ends with it (an OS file lock lasts while any copy
-    of its descriptor is open)."""
-    for fd in _fds.values():
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _fds.clear()
-    _held.clear()
 
 
 def _try_lock(fd: int) -> bool:

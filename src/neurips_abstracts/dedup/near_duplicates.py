@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import itertools
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -54,16 +53,14 @@ def sketch(texts: Sequence[str], config: NearDupConfig) -> tuple[np.ndarray, np.
     return flat, counts, signatures(ShingleSets(flat, set_offsets(counts)), config)
 
 
-# Characters of texts per ``sketch`` task: a few of shingle_many's batches, so that a pool of
-# workers gets many tasks, each large beside what it costs to send.
+# Characters of texts per ``sketch`` call: a few of shingle_many's batches, so that one call's
+# working arrays stay small beside the texts.
 _SKETCH_CHARS = 4 * BATCH_CHARS
 
 
-def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig, mapper: Callable = map
-                            ) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time by
-    ``mapper`` (as the builtin ``map``, which it defaults to; the build's may use processes)."""
-    parts = list(mapper(partial(sketch, config=config), [texts[a:b] for a, b in slices(texts, _SKETCH_CHARS)]))
+def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
+    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time."""
+    parts = [sketch(texts[a:b], config=config) for a, b in slices(texts, _SKETCH_CHARS)]
     flat = np.concatenate([p[0] for p in parts])
     counts = np.concatenate([p[1] for p in parts])
     sigs = np.concatenate([p[2] for p in parts])
@@ -225,10 +222,10 @@ class Clusters:
         return out
 
 
-def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig, mapper: Callable = map) -> Clusters:
-    """Cluster distinct normalized texts into papers (``mapper``: see ``shingles_and_signatures``)."""
+def near_duplicate_clusters(texts: Sequence[str], config: NearDupConfig) -> Clusters:
+    """Cluster distinct normalized texts into papers."""
     with gc_paused():
-        sets, sigs = shingles_and_signatures(texts, config, mapper)
+        sets, sigs = shingles_and_signatures(texts, config)
         pairs = candidate_pairs(sigs, config)
         similarity = jaccard_many(sets, pairs)
         similar = pairs[similarity >= config.threshold]

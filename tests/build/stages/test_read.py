@@ -16,7 +16,6 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
     from neurips_abstracts.build.stages.parse import parse
     from neurips_abstracts.build.stages.read import ordered
     from neurips_abstracts.core.config import BuildConfig
-    from neurips_abstracts.core.pool import Workers
     from neurips_abstracts.ingest.sidecar import DumpMeta
 
     first = (HEADER + "\n\nFirst abstract text here.\n").encode()
@@ -29,7 +28,7 @@ def test_a_dump_whose_bytes_change_between_the_build_s_two_reads_is_refused():
 
     meta = {"d.txt": DumpMeta("d.txt", hashlib.sha256(first).hexdigest(), "2026-01-01", None, "2026-01-02")}
     with pytest.raises(DumpError, match="changed while the build was reading it"):
-        parse(ordered([("d.txt", read)], meta), BuildConfig(), Workers(1))
+        parse(ordered([("d.txt", read)], meta), BuildConfig())
     assert len(reads) == 2
 
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.config import BuildConfig
-from ...core.pool import Workers
 from ...dedup.near_duplicates import near_duplicate_clusters
 from .parse import Parsed
 
@@ -49,7 +48,7 @@ def _paper_versions(roots: np.ndarray, newest: np.ndarray) -> tuple[np.ndarray, 
     return ordered[first], by_paper[first], np.diff(np.r_[first, n])
 
 
-def near_dup(parsed: Parsed, config: BuildConfig, workers: Workers | None = None) -> Papers:
+def near_dup(parsed: Parsed, config: BuildConfig) -> Papers:
     """Every version (distinct normalized text), and so every record, assigned to a paper, and why.
 
     Rules (documented in the card):
@@ -62,9 +61,7 @@ def near_dup(parsed: Parsed, config: BuildConfig, workers: Workers | None = None
     versions = parsed.versions
     version_first, version_newest = versions.first.array(), versions.newest.array()
     record_version = parsed.version
-    workers = workers or Workers(1)
-    clusters = near_duplicate_clusters(versions.text, config.near_dup,
-                                       lambda fn, items: workers.map(fn, items, "sketching the texts"))
+    clusters = near_duplicate_clusters(versions.text, config.near_dup)
     roots = np.array(clusters.roots, dtype=np.int64)
     n = len(roots)
     # Versions are numbered in added order, so a cluster's root is its founding version.

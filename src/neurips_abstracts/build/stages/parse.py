@@ -10,7 +10,6 @@ read back a row group at a time when the occurrences table is checked and writte
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -18,7 +17,6 @@ import numpy as np
 
 from ...core.arrays import GrowingColumn
 from ...core.config import BuildConfig
-from ...core.pool import Workers, failed
 from ...core.stages import no_timer
 from ...dedup.versions import NormalizeMemo, Prepared, Versions, prepare_dump
 from ...ingest.load import copy_error
@@ -46,51 +44,26 @@ class Parsed:
         return len(self.version)
 
 
-def _prepared(files: tuple[DumpFile, ...], config: BuildConfig, workers: Workers, nbytes: int, stage: Callable
-              ) -> Iterator[tuple[bytes, Prepared]]:
-    """Each dump read and prepared (``prepare_dump``), with its bytes, in order. With a pool, the
-    next dumps are prepared meanwhile, at most its workers + 1 in flight (so in memory) at once;
-    an error is raised when its dump's turn comes, as without one."""
+def _prepared(files: tuple[DumpFile, ...], config: BuildConfig, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
+    """Each dump read and prepared (``prepare_dump``), with its bytes, in order."""
     args = (config.venue, config.year, POSITIONS)
-    pool = workers.start(nbytes)
-    if pool is None:
-        memo = NormalizeMemo()  # copies of a text are spread over the dumps
-        for file in files:
-            with stage("parse"):
-                data = file.read()
-            yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo)
-        return
-    pending: deque = deque()
-    for k, file in enumerate(files):
-        try:
+    memo = NormalizeMemo()  # copies of a text are spread over the dumps
+    for file in files:
+        with stage("parse"):
             data = file.read()
-        except Exception as exc:  # a dump that cannot be read fails in its turn
-            data, future = b"", failed(exc)
-        else:
-            future = workers.submit(prepare_dump, file.name, data, *args)
-        pending.append((data, future, file.name))
-        while pending and (len(pending) > workers.n or k == len(files) - 1):
-            data, future, name = pending.popleft()
-            with stage("parse"):  # and normalize, in the workers: this process waits
-                # A broken pool fails every task still awaited: the worker that died may have
-                # been preparing a later dump of those in flight.
-                prepared = workers.result(future, name, "preparing this dump or one after it")
-            yield data, prepared
+        yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo)
 
 
-def parse(dumps: Dumps, config: BuildConfig, workers: Workers | None = None, stage: Callable = no_timer) -> Parsed:
-    """Parse and normalize every dump of ``dumps``, in their (added) order. ``workers`` may
-    prepare dumps in other processes (see ``Workers``); they are left running for the stages
-    after this one. Each dump is hashed again as it is parsed: one changed since the read stage
-    checked it is refused."""
-    workers = workers or Workers(1)
+def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Parsed:
+    """Parse and normalize every dump of ``dumps``, in their (added) order. Each dump is hashed
+    again as it is parsed: one changed since the read stage checked it is refused."""
     versions, spool = Versions(), Spool()
     parsed, first_with_sha = [], {}
     dump_col = GrowingColumn(np.int32)
     positions = {name: GrowingColumn(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = GrowingColumn(np.int32)
     try:
-        for file, (data, prepared) in zip(dumps.files, _prepared(dumps.files, config, workers, dumps.nbytes, stage)):
+        for file, (data, prepared) in zip(dumps.files, _prepared(dumps.files, config, stage)):
             dump = prepared.dump
             with stage("parse"):
                 if dump.sha256 != file.sha256:

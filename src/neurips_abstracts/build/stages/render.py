@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from ...core.pool import Workers
 from ...core.schema import arrow_schema
 from ...text.render import render_many
 from .near_dup import Papers
@@ -32,35 +31,26 @@ class Rendered:
         return {name: getattr(self, name) for name in RENDERED}
 
 
-def render(parsed: Parsed, papers: Papers, workers: Workers | None = None) -> Rendered:
+def render(parsed: Parsed, papers: Papers) -> Rendered:
     """The ``RENDERED`` columns of ``papers``. Nothing after this stage needs the distinct texts:
     those of no paper's canonical version are freed now, the others as they are copied into Arrow."""
     abstracts = [parsed.versions.text[v] for v in papers.canonical.tolist()]
     parsed.versions.text = []
-    chunks = render_papers(abstracts, workers)
-    if workers is not None:
-        workers.close()  # the last stage of the pool's work: the workers hold memory
+    chunks = render_papers(abstracts)
     return Rendered(**joined(chunks))
 
 
-def render_papers(abstracts: list[str], workers: Workers | None = None) -> dict[str, list[pa.Array]]:
-    """The ``RENDERED`` columns of the papers whose canonical abstracts are ``abstracts`` (in the
-    pool of ``workers``, if the dumps were prepared in one), in chunks (``joined`` makes each one
+def render_papers(abstracts: list[str]) -> dict[str, list[pa.Array]]:
+    """The ``RENDERED`` columns of the papers whose canonical abstracts are ``abstracts``, in chunks (``joined`` makes each one
     array). The list is emptied at once, its abstracts split into chunks: where it held the only
     references to them, each chunk's are freed once they are copied into Arrow."""
     schema = arrow_schema("papers")
     parts = deque(abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK))
     abstracts.clear()
-    sent: deque = deque()
-
-    def handed_out():  # each chunk leaves ``parts`` as it is sent; the results come back in order
-        while parts:
-            sent.append(parts.popleft())
-            yield sent[-1]
-
     chunks: dict[str, list] = {name: [] for name in RENDERED}
-    for results in (workers or Workers(1)).map(render_many, handed_out(), "rendering the plain text"):
-        chunk = sent.popleft()
+    while parts:  # each chunk leaves ``parts`` as it is rendered
+        chunk = parts.popleft()
+        results = render_many(chunk)
         plain, urls, words = zip(*results)
         for name, values in zip(RENDERED, (chunk, plain, urls, words)):
             chunks[name].append(pa.array(values, schema.field(name).type))
