@@ -379,7 +379,6 @@ def test_scale_block_shows_one_process_of_a_results_file_with_a_pool_run():
     import json
 
     from benchmarks.scale_tables import scale_block
-
     from tests.helpers import ROOT
 
     result = json.loads((ROOT / "benchmarks" / "results" / "scale.json").read_text())

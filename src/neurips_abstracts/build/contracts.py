@@ -13,10 +13,20 @@ from typing import TYPE_CHECKING
 from ..core.errors import ContractError
 
 if TYPE_CHECKING:  # the CLI imports ContractError at start-up: keep pyarrow out of that path
+    import polars as pl
     import pyarrow as pa
 
     from ..ingest.previous import PreviousRelease
 
+
+
+def _frame(table) -> pl.DataFrame:
+    """A polars frame of an Arrow table or batch (``pl.from_arrow`` gives a Series only for an array)."""
+    import polars as pl
+
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _fail(message: str, examples) -> None:
@@ -59,9 +69,8 @@ def _validate(name: str, frame) -> None:
 def check_occurrence_rows(batch: pa.RecordBatch | pa.Table) -> None:
     """The occurrences schema on some of its rows: what holds row by row (the checks across rows
     are ``check_tables``'s)."""
-    import polars as pl
 
-    _validate("occurrences", pl.from_arrow(batch))
+    _validate("occurrences", _frame(batch))
 
 
 def check_tables(
@@ -78,15 +87,15 @@ def check_tables(
 
     from ..core.schema import pandera_schema
 
-    p = pl.from_arrow(papers)
-    i = pl.from_arrow(ids)
+    p = _frame(papers)
+    i = _frame(ids)
     _validate("papers", p)
     _validate("ids", i)
     if hasattr(occurrences, "select"):
-        o = pl.from_arrow(occurrences.select(n for n in occurrences.schema.names if n != "text_raw"))
+        o = _frame(occurrences.select(n for n in occurrences.schema.names if n != "text_raw"))
         _check_unique_across(o, pandera_schema("occurrences"))
     else:
-        o = pl.from_arrow(occurrences)
+        o = _frame(occurrences)
     o = o.with_row_index("_added_order")
 
     # Nothing is lost: one occurrence row per raw record parsed.
@@ -188,5 +197,6 @@ def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:
     rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()]
     # Made as read: a first release (no previous) reads none of them.
     keys = (record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"]))
+    against = previous.version if previous is not None else "none"
     for what, bad in broken_promises(rows, keys, iter(o["paper_id"]), previous):
-        _fail(f"{what} (against release {previous.version})", bad)
+        _fail(f"{what} (against release {against})", bad)

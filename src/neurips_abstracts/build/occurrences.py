@@ -12,6 +12,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +35,9 @@ class Spool:
         self.max_memory = max_memory
         self._held: list[pa.Array] | None = []  # None once spilled to the file
         self._nbytes = 0
-        self._file = self._writer = None
+        # Any: pyarrow ships no types; both are set together when the spool spills to its file
+        self._file: Any = None
+        self._writer: Any = None
         self._schema = pa.schema([("text_raw", pa.string())])
         self.rows = 0
         self.closed = False
@@ -45,7 +48,7 @@ class Spool:
     def _spill(self) -> None:
         self._file = tempfile.TemporaryFile()
         self._writer = pa.ipc.new_file(pa.PythonFile(self._file, mode="w"), self._schema)
-        for texts in self._held:
+        for texts in self._held or []:  # spilled once, from memory
             self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
         self._held = None
 

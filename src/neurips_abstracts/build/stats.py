@@ -37,7 +37,7 @@ def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
     records, canonical = (_counts(source), _counts(source.filter(pc.equal(relation, "canonical"))))
     per_file = [{"file": f, "records": records[f], "canonical": canonical.get(f, 0)} for f in sorted(records)]
     files = [f["file"] for f in per_file]
-    venues = {}
+    venues: dict[str, int] = {}
     for venue, year in zip(papers.column("venue").to_pylist(), papers.column("year").to_pylist()):
         venues[f"{venue} {year}"] = venues.get(f"{venue} {year}", 0) + 1
     with_urls = papers.num_rows - papers.column("urls").null_count

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
+from ..core.errors import ContractError, DumpError
+from ..core.words import plural
 from .errors import as_invoked
 from .output import AsInvokedCommand, fail
-from ..core.errors import DumpError
-from ..core.words import plural
-from ..core.errors import ContractError
 
 
 @click.command(cls=AsInvokedCommand)
@@ -41,7 +40,8 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
         with planned(path, raw_dir, crawled_at, source_url, hold=not dry_run) as (plan, effect):
             for f in plan.findings:
                 click.echo(as_invoked(f.text()), err=True)
-            click.echo(effect.text())
+            if effect is not None:  # planned compares with the release unless told not to
+                click.echo(effect.text())
             if dry_run:
                 click.echo(f"dry run: {Path(raw_dir).as_posix()}/ untouched (would add {plan.meta.file})")
                 return

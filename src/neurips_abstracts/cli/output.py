@@ -16,7 +16,7 @@ def invoked(ctx: click.Context | None = None) -> str:
     """The command as the user typed it: `python build_dataset.py`, `neurips-abstracts` or
     `python -m neurips_abstracts` (each entry point passes its name as ``prog_name``)."""
     ctx = ctx or click.get_current_context(silent=True)
-    return ctx.find_root().info_name if ctx and ctx.find_root().info_name else DOC_PROG
+    return (ctx.find_root().info_name if ctx else None) or DOC_PROG
 
 
 class AsInvokedCommand(click.Command):

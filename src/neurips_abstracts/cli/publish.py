@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
+from ..core.errors import ContractError, DumpError
 from .errors import as_invoked
 from .output import AsInvokedCommand, fail, invoked
-from ..core.errors import DumpError
-from ..core.errors import ContractError
 
 
 def _repo_id(ctx, param, value: str | None) -> str:
@@ -62,8 +61,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
         python build_dataset.py publish --repo-id alice/abstracts --dry-run --stage /tmp/staged
         HF_TOKEN=hf_... python build_dataset.py publish --repo-id alice/abstracts
     """
-    from ..hub.plan import make_plan, render_plan
     from ..core import interrupts
+    from ..hub.plan import make_plan, render_plan
     from ..hub.publish import PublishConfig, PublishError, PublishInterrupted, publish as run_publish
     from ..hub.steps import staged
 

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
-from .output import AsInvokedCommand, fail, invoked, stage_progress
-from ..core.errors import DumpError
+from ..core.errors import ContractError, DumpError
 from ..core.gc_pause import gc_paused
 from ..core.words import plural
-from ..core.errors import ContractError
+from .output import AsInvokedCommand, fail, invoked, stage_progress
 
 
 @click.command(cls=AsInvokedCommand)
@@ -38,14 +37,12 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         python build_dataset.py build --raw raw --out dist
     """
     from ..build import build as run_build
-    from ..ingest.previous import BESIDE_RAW
-
-    from ..core.resources import CHECKOUT_ROOT
-    from ..release.docs import docs_skipped
-
     from ..core.guard import kill_point
     from ..core.interrupts import writes
+    from ..core.resources import CHECKOUT_ROOT
     from ..core.schema import hidden
+    from ..ingest.previous import BESIDE_RAW
+    from ..release.docs import docs_skipped
 
     writes(out_dir)  # a Ctrl-C from the start says what it left: OUT unchanged (one wording, early or late)
     kill_point("started")
@@ -98,9 +95,8 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     except (DumpError, ContractError) as exc:
         fail(exc)
     if stale:
-        from ..core.names import PACKAGE_ADVICE, is_built_package
-
         from ..core.clones import checkout_command
+        from ..core.names import PACKAGE_ADVICE, is_built_package
         from ..core.resources import CHECKOUT_ROOT
 
         missing = missing_by_hand(stale)
@@ -209,15 +205,15 @@ def diff(old, new, fmt, write_changelog) -> None:
     import json
 
     from ..core.resources import checkout
-    from ..release.contents import CHANGELOG
     from ..record.diff import compare, load_side, to_markdown, write_changelog as add_entry
+    from ..release.contents import CHANGELOG
 
     try:
         d = compare(load_side(old), load_side(new))
         if write_changelog:
-            if checkout() is None:  # an installed package: its CHANGELOG is a copy inside the wheel
+            if (root := checkout()) is None:  # an installed package: its CHANGELOG is a copy inside the wheel
                 raise DumpError(CHANGELOG, f"--write-changelog edits the project's {CHANGELOG}: run it from a checkout")
-            add_entry(d, checkout() / CHANGELOG)
+            add_entry(d, root / CHANGELOG)
     except ValueError as exc:
         fail(exc)
     click.echo(json.dumps(d, indent=2, ensure_ascii=False) if fmt == "json" else to_markdown(d))

@@ -37,8 +37,18 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .errors import NO_RAW_FOLDER, Refused  # noqa: F401 (Refused: callers import it here)
-from .names import is_hidden
-from .names import DUMP_SUFFIX, MANIFEST, PACKAGE_ADVICE, is_built_package, NAME_RE, SIDECAR_SUFFIX, SUMS, dump_of_sidecar, release_beside
+from .names import (
+    DUMP_SUFFIX,
+    MANIFEST,
+    NAME_RE,
+    PACKAGE_ADVICE,
+    SIDECAR_SUFFIX,
+    SUMS,
+    dump_of_sidecar,
+    is_built_package,
+    is_hidden,
+    release_beside,
+)
 
 MARK = "neurips-abstracts"
 REPOSITORY_MARKERS = ("pyproject.toml", ".git")
@@ -257,7 +267,7 @@ def remove_litter(folder: Path, target: str | None = None) -> list[Path]:
     A replaced release moved aside (``…-old-…``) while its target is missing is moved back
     first: the run was killed between its two renames, and the old release is the last whole one.
     """
-    removed = []
+    removed: list[Path] = []
     try:
         entries = sorted(folder.iterdir())
     except OSError:

@@ -54,7 +54,7 @@ def _try_lock(fd: int) -> bool:
 
         os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
         try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows only: this branch
         except OSError:
             return False
         return True
@@ -73,7 +73,7 @@ def _unlock(fd: int) -> None:
             import msvcrt
 
             os.lseek(fd, _WINDOWS_OFFSET, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]  # Windows only: this branch
         else:
             import fcntl
 

@@ -70,7 +70,7 @@ def table_paths(table: str, listing) -> list[str]:
                    and SHARD_RE.fullmatch(p[len(prefix):]))
     if not found:
         return []
-    counts = [int(SHARD_RE.fullmatch(p[len(prefix):])["n"]) for p in found]
+    counts = [int(m["n"]) for p in found if (m := SHARD_RE.fullmatch(p[len(prefix):]))]  # each of found matches
     n = max(set(counts), key=lambda c: (counts.count(c), c))  # the set most shards belong to
     expected = [shard_path(table, i, n) for i in range(n)]
     if found != expected:

@@ -7,9 +7,8 @@ written with, the Pandera models the contracts check, and the Hugging Face featu
 from __future__ import annotations
 
 import contextlib
-import sys
-
 import json
+import sys
 from functools import lru_cache
 
 import pyarrow as pa

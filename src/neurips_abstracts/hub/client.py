@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import PublishError
 
@@ -35,7 +36,7 @@ class HubClient:
         self.token = token
         self.config = config
         self.log = log
-        self._timeouts: dict[int, tuple[object, object]] | None = None  # while entered: id -> (client, its timeout)
+        self._timeouts: dict[int, tuple[Any, Any]] | None = None  # while entered: id -> (client, its timeout)
 
     def __enter__(self) -> "HubClient":
         """While publishing, every network operation waits at most ``config.timeout_seconds``;
@@ -79,7 +80,7 @@ class HubClient:
     def __exit__(self, *exc) -> None:
         import os
 
-        for session, timeout in self._timeouts.values():
+        for session, timeout in (self._timeouts or {}).values():
             session.timeout = timeout
         self._timeouts = None
         for name, value in self._restore_env.items():

@@ -35,9 +35,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 
+from ..core.guard import replace_dir
 from ..core.names import release_table_paths, table_folder
 from ..core.sums import sha256_file
-from ..core.guard import replace_dir
 from .client import HubClient, HubUnavailable, PublishConfig, PublishError  # noqa: F401 (callers import them here)
 from .plan import local_files, make_plan, remote_files, render_plan, same_files
 
@@ -157,7 +157,7 @@ def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, r
     if problems:
         raise PublishError("refused: " + "; ".join(problems))
     if record.tag is not None:
-        hub.log(f"The Hub's {record.tag} ({record.commit[:12]}): every id it published is kept, with its history.")
+        hub.log(f"The Hub's {record.tag} ({(record.commit or '')[:12]}): every id it published is kept, with its history.")
 
 
 class PublishInterrupted(PublishError):
@@ -228,7 +228,7 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
         hub.log("Nothing changed since the last commit: no new commit.")
         if move_tag:  # --force-tag: the tag names other content, the head this release
             hub.log(f"The branch head {head[:12]} holds this release and {plan.tag} names other content "
-                    f"(commit {tagged[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
+                    f"(commit {(tagged or '')[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
         elif tagged is None:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
             hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "

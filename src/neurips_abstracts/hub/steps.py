@@ -45,8 +45,8 @@ def staged(dist: Path, raw: Path, repo_id: str, stage_dir: Path | None, build_co
 
     from ..core.guard import temporary_folder
     from ..core.lock import writing
-    from ..release.docs import docs_skipped
     from ..record.verify import verify
+    from ..release.docs import docs_skipped
 
     if not holds_release(dist):
         raise DumpError(str(dist), f"no build here: run `{build_command}` first")

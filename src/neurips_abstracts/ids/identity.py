@@ -118,7 +118,8 @@ def assign_ids(
                     claims.setdefault(pid, {}).setdefault(c, [0, first_pos[c]])
     held: dict[int, list[tuple[tuple, str]]] = {}
     for pid, by_cluster in claims.items():
-        home = min(by_cluster, key=lambda c: (founded_here.get(pid) != c, -by_cluster[c][0], by_cluster[c][1]))
+        here = founded_here.get(pid)
+        home = min(by_cluster, key=lambda c: (here != c, -by_cluster[c][0], by_cluster[c][1]))
         held.setdefault(home, []).append(((_version_key(prev_rows[pid].first_release), by_cluster[home][1], pid), pid))
 
     paper_of: dict[int, str] = {}
@@ -162,7 +163,7 @@ def assign_ids(
         retired = old.retired_release if old.status == status else version
         rows[pid] = IdRow(pid, target, status, old.first_release, retired)
         if old.status == CURRENT and status == MERGED:
-            merged.append((pid, target))
+            merged.append((pid, merged_into[pid]))
         elif old.status == CURRENT:
             removed.append(pid)
 

@@ -135,14 +135,14 @@ def _check_binary(name: str, data: bytes) -> None:
             raise DumpError(name, f"{encoding} text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", 1, 1)
     nul = data.find(b"\x00")
     if nul >= 0:
-        encoding = _utf16_without_mark(data)
-        if encoding:
-            raise DumpError(name, f"{encoding} text without a byte order mark, not UTF-8: save the file as UTF-8", 1, 1)
+        unmarked = _utf16_without_mark(data)
+        if unmarked:
+            raise DumpError(name, f"{unmarked} text without a byte order mark, not UTF-8: save the file as UTF-8", 1, 1)
         line, column = _locate(data, nul)
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
     # Bytes below 0x20, TAB, LF and CR too, bound the controls from above: most dumps are
     # cleared by that one fast count, without counting exactly.
-    if not _binary_controls(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20), len(data)):
+    if not _binary_controls(int(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20)), len(data)):
         return
     controls = len(data) - len(data.translate(None, _C0_CONTROLS))
     if _binary_controls(controls, len(data)):
@@ -257,7 +257,7 @@ def parse_records(
     start = len(BOM) if data.startswith(BOM) else 0
     # Blank lines before the header (a copy that began a line early) are skipped: the header is
     # the first line holding anything; record lines and byte spans still count from the file's start.
-    start = _LEADING_BLANK_LINES_RE.match(data, start).end()
+    start = _LEADING_BLANK_LINES_RE.match(data, start).end()  # type: ignore[union-attr]  # matches the empty string
     header_line = data.count(b"\n", 0, start) + 1
     newline = data.find(b"\n", start)
     header = _decode(name, data, start, None if newline < 0 else newline + 1).rstrip("\n")

@@ -276,7 +276,7 @@ def _table(path: Path, pq, columns: list[str] | None = None):
         with pq.ParquetFile(path) as f:
             return f.read(columns=columns, use_threads=False)
     except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
-        exc.release_file = path
+        exc.release_file = path  # type: ignore[attr-defined]  # read back with getattr by the caller
         raise
 
 

@@ -103,7 +103,7 @@ def parse_sidecar(name: str, text: str) -> DumpMeta:
         check_date(data["crawled_at"], "crawled_at")
         if data["crawled_at"] > data["added"]:
             raise ValueError(f"crawled_at {data['crawled_at']} is after added {data['added']}: a page is saved before it is added")
-    return DumpMeta(**{k: data.get(k) for k in FIELDS})
+    return DumpMeta(**{k: data.get(k) for k in FIELDS})  # type: ignore[arg-type]  # each field checked above
 
 
 def no_metadata_warning(name: str) -> str:

@@ -103,9 +103,14 @@ def published_change(previous: PreviousRelease | None, name: str, sha256: str | 
     None. ``sha256``: of its bytes, if known; ``data``: its bytes (or a function reading them),
     read only for a published dump, to name the line of the first record that differs."""
     published = previous.dump_sha256.get(name) if previous is not None else None
-    if published is None:
+    if previous is None or published is None:
         return None
-    read = data if callable(data) else lambda: data
+
+    def read() -> bytes:
+        value = data() if callable(data) else data
+        assert value is not None  # a caller gives the bytes where it gives no sha256
+        return value
+
     if (sha256 or hashlib.sha256(read()).hexdigest()) == published:
         return None
     line = first_difference(previous.path, name, read()) if data is not None else None

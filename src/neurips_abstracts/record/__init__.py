@@ -1,5 +1,5 @@
 """The published record: what this project has released, and the readers of other releases
-measured against it. ``published`` is the record itself (the release tags in git and on the Hub,
+measured against it. ``model`` is its data (each release, and the record they make); ``published`` builds the record (the release tags in git and on the Hub,
 the dated CHANGELOG versions, and the one way every command names a release); ``checks`` holds
 a build to it; ``git`` reads a release committed to git; ``hub`` reads the Hub's release tags;
 ``diff`` and ``verify`` compare and verify releases. May import core/, text/, ingest/, dedup/,

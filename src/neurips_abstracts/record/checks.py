@@ -1,16 +1,20 @@
 """The checks that hold a build to the published record (``record``): an anchor never older
 than the newest published release, no id minted or retired under a published version, no id of
-a release dropped or re-dated; and what changed since the newest published release. (``Record``
-and ``PreviousRelease`` in the annotations are ``record``'s and ``ingest.previous``'s.)"""
+a release dropped or re-dated; and what changed since the newest published release."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST
 from .git import git, release_commit
 from .hub import version_key
+from .model import Record
+
+if TYPE_CHECKING:
+    from ..ingest.previous import PreviousRelease
 
 
 def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:

@@ -18,7 +18,6 @@ import pyarrow.parquet as pq
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
-from ..core.resources import checkout
 from ..core.schema import TABLES
 from ..ingest.previous import damaged
 from .git import VERSION_RE, release_commit  # noqa: F401 - where diff's callers find them
@@ -106,7 +105,9 @@ def _read_side(folder: Path, label: str, where) -> Side:
             raise damaged(where(paths[0]), exc, _OTHER_RELEASE) from None
         if tables[t] is None:
             # A release from before the ids table (1.0.0): its papers were every id it had.
-            pid = tables["papers"]["paper_id"]
+            papers = tables["papers"]
+            assert papers is not None  # papers is read first and never optional
+            pid = papers["paper_id"]
             tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})
     return Side(label, tables, version)
 
@@ -278,7 +279,6 @@ def changelog_entry(d: dict, day: str | None = None) -> str:
 
 def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
     """Insert the entry for the new version after the title of CHANGELOG.md (once)."""
-    import re
 
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
     if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):

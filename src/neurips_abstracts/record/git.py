@@ -8,8 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from ..core.clones import git
-from ..core.clones import git_text as text
+from ..core.clones import git, git_text as text
 from ..core.errors import GitError
 from ..core.names import MANIFEST, SUMS, data_path
 from ..release.contents import CHANGELOG, changelog_date
@@ -71,7 +70,7 @@ def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
     The one reader of a committed dist/."""
     from ..core.schema import TABLES
 
-    revision = spec
+    revision: str | None = spec
     if m := VERSION_RE.fullmatch(spec):
         revision = release_commit(m[1], repo)
         if revision is None:

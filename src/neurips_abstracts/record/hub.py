@@ -19,8 +19,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
+
+if TYPE_CHECKING:
+    from ..ingest.previous import PreviousRelease
 
 TAG_RE = re.compile(r"v([0-9]+)\.([0-9]+)\.([0-9]+)")
 PUBLISH_TITLE = "Release {tag}"  # the title of the commit publish makes for a release (hub/plan.py)
@@ -41,7 +45,7 @@ class HubRecord:
     tag: str | None  # the release tag checked against (None: the repository holds none)
     commit: str | None
     newest: str | None  # the newest release tag of any version
-    previous: object | None = None  # PreviousRelease read from the tag
+    previous: PreviousRelease | None = None  # read from the tag
     foreign: list[tuple[str, str]] = field(default_factory=list)  # (commit, title) after the tag, not publish's
     moved: str | None = None  # why the tag is not where publish put it
 
@@ -67,7 +71,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     tags = {t.name: t.target_commit for t in refs.tags if TAG_RE.fullmatch(t.name)}
     newest = max(tags, key=version_key, default=None)
     if version is not None:
-        tag = version if version.startswith("v") else f"v{version}"
+        tag: str | None = version if version.startswith("v") else f"v{version}"
         if tag not in tags:
             raise DumpError(repo_id, f"no release tag {tag} on the Hub (tags: {', '.join(sorted(tags, key=version_key)) or 'none'})")
     else:

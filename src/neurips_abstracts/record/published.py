@@ -33,10 +33,9 @@ to the record:
 from __future__ import annotations
 
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.clones import checkout_command, clone_of
+from ..core.clones import clone_of
 from ..core.errors import DumpError
 from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
@@ -52,12 +51,12 @@ from ..release.contents import CHANGELOG, changelog_date, released_versions
 from .checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
 from .git import (
     VERSION_RE,
-    manifest_commit,
     release_commit,
     release_from_git,
     release_tags,
 )
 from .hub import version_key
+from .model import Published, Record  # noqa: F401 - the record's API
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
@@ -73,56 +72,6 @@ def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None
         if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
             return clone
     return None
-
-
-@dataclass(frozen=True)
-class Published:
-    version: str
-    how: str  # how the record knows it: "git tag v1.1.0", "CHANGELOG.md dates version 1.1.0", ...
-
-
-@dataclass(frozen=True)
-class Record:
-    """What the project has published, as known where a command runs."""
-
-    clone: Path | None  # the git clone the releases are read from (None: outside any clone)
-    published: tuple[Published, ...]  # newest first, one per version
-    project: Path | None  # the folder holding raw/ (for its git history's evidence)
-    # outside any clone, the clone of the checkout the package runs from (its own record), if any
-    package: Path | None = None
-
-    @property
-    def newest(self) -> Published | None:
-        return self.published[0] if self.published else None
-
-    def find(self, version: str) -> Published | None:
-        return next((p for p in self.published if p.version == version), None)
-
-    def versions(self) -> set[str]:
-        return {p.version for p in self.published}
-
-    def evidence(self) -> str | None:
-        """Why the record says the project has published (None: nothing says so)."""
-        if self.newest is not None:
-            return self.newest.how
-        if self.clone is not None:
-            if commit := manifest_commit(self.clone):
-                return f"commit {commit} holds dist/{MANIFEST}"
-        return None
-
-    def restore_advice(self, folder: Path) -> str:
-        """How to get a release folder back, in words that work where the command runs."""
-        if (command := checkout_command(folder)) is not None:
-            return f"restore it ({command})"
-        return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
-
-    def ways_out(self, folder: Path) -> str:
-        named = ("build with --previous naming one (a folder, a released version or a git revision)"
-                 if self.clone is not None else
-                 "build with --previous naming one (a release folder, a released version, or hub:vX.Y.Z: the release "
-                 "tagged on the Hub)" if self.package is not None else
-                 "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
-        return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
 
 
 def _package_changelog() -> str | None:
@@ -178,7 +127,7 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
         add_dated(clone / CHANGELOG, CHANGELOG)
     else:  # the project folders at hand: the one holding the release written, and the one holding raw/
         homes = [Path(out).absolute().parent] if out is not None else []
-        homes += [project, Path(raw).resolve().parent] if raw is not None else []
+        homes += [Path(raw).absolute().parent, Path(raw).resolve().parent] if raw is not None else []  # project
         for home in dict.fromkeys(homes):
             add_dated(home / CHANGELOG, CHANGELOG)
     package = _package_clone() if clone is None else None
@@ -190,9 +139,9 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
             for v in released_versions(bundled):
                 add(v, f"the package's {CHANGELOG} dates version {v}")
         for folder in releases:
-            v = _dated_version(Path(folder))
-            if v:
-                add(v, f"{folder}/{CHANGELOG} dates version {v}, the release's own")
+            dated = _dated_version(Path(folder))
+            if dated:
+                add(dated, f"{folder}/{CHANGELOG} dates version {dated}, the release's own")
     ordered = sorted(found.items(), key=lambda kv: version_key(kv[0]), reverse=True)
     return Record(clone, tuple(Published(v, how) for v, how in ordered), project, package)
 
@@ -226,7 +175,7 @@ def killed_build_left(folder: str | Path) -> str | None:
             "the next `python build_dataset.py build` restores it")
 
 
-def locate_release(spec: str, record: Record, into: Path, local: list[Path] = ()) -> tuple[Path, str | None]:
+def locate_release(spec: str, record: Record, into: Path, local: tuple[Path, ...] | list[Path] = ()) -> tuple[Path, str | None]:
     """The folder holding the release ``spec`` names, unread, and the commit it was read from
     (None: a folder; ``"hub"``: the Hub's tag). ``spec`` is a folder, ``hub:vX.Y.Z``, a released
     version or a git revision of the record's clone; outside any clone, a version is a release

@@ -20,7 +20,6 @@ from ..core.schema import TABLES
 from ..core.sums import read_sums, sha256_file
 from ..release.contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
 
-
 MAX_SHOWN = 20  # problems listed per validator; the rest are counted
 
 
@@ -92,7 +91,6 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
     sums_path = dist / SUMS
     if not dist.is_dir() or not (sums_path.exists() or holds_release(dist)):
         from ..core.errors import DumpError
-
         from .published import killed_build_left
 
         what = (f"no release here (no {SUMS})" if dist.is_dir() else "not a folder" if dist.exists() else
@@ -144,13 +142,13 @@ def verify(dist: str | Path, standards: bool = True) -> list[str]:
             if declared != shards.get(config["config_name"]):
                 problems.append(f"{CARD}: {config['config_name']} names the files {declared}, not its shards")
         for info in card["dataset_info"]:
-            rows = 0
+            rows: int | None = 0
             for rel in shards.get(info["config_name"]) or []:
                 if rel not in present:  # named above as listed but missing
                     rows = None
                     break
                 try:
-                    rows += pq.ParquetFile(dist / rel).metadata.num_rows
+                    rows = (rows or 0) + pq.ParquetFile(dist / rel).metadata.num_rows
                 except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
                     problems.append(f"{rel}: unreadable Parquet ({' '.join(str(exc).split())})")
                     rows = None

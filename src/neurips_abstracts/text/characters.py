@@ -116,7 +116,9 @@ def bad_character(text: str) -> tuple[int, str] | None:
                 if number is None:
                     continue  # not a number: rendered as written
             elif m[2] or m[3] or m[4]:
-                number = char_code(re.match(CHAR_NUMBER_RE, m.group()[5:]))
+                digits = re.match(CHAR_NUMBER_RE, m.group()[5:])
+                assert digits is not None  # m[2], m[3] or m[4] matched that number's form
+                number = char_code(digits)
             elif m[5] or m[6] or m[7]:
                 number = int(m[5] or m[6] or m[7], 16)
             else:

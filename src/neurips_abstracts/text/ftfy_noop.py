@@ -29,7 +29,7 @@ import ftfy
 from ftfy import badness, chardata
 
 try:  # Python 3.11+ keeps the regular-expression parser here
-    from re import _constants as _sre, _parser as _sre_parse
+    from re import _constants as _sre, _parser as _sre_parse  # type: ignore[attr-defined]  # private: typeshed omits them
 except ImportError:  # pragma: no cover - older layouts
     import sre_constants as _sre  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
@@ -116,7 +116,8 @@ def is_bad(text: str) -> bool:
     if not EXACT:
         return badness.is_bad(text)
     n = len(text)
-    start = end = None
+    assert _ANCHOR_RE is not None  # set where EXACT
+    start, end = 0, None
     for m in _ANCHOR_RE.finditer(text):
         lo, hi = max(0, m.start() - WIDTH + 1), min(n, m.start() + WIDTH)
         if end is not None and lo <= end:  # touches the current window: extend it

@@ -226,10 +226,10 @@ def strip_emphasis(text: str) -> str:
     del prev, nxt, bottom  # freed before the text is rebuilt
     out: list[str] = []
     pos = 0
-    for start, length, left, flag in zip(starts, lengths, remaining, flags):
-        if left != length:
+    for start, length, kept, bits in zip(starts, lengths, remaining, flags):
+        if kept != length:
             out.append(text[pos:start])
-            out.append(("_" if flag & _UNDERSCORE else "*") * left)
+            out.append(("_" if bits & _UNDERSCORE else "*") * kept)
             pos = start + length
     out.append(text[pos:])
     return "".join(out)
@@ -254,7 +254,9 @@ def _runs_found(text: str) -> list[tuple[int, int]]:
         if start == escape:
             end = start + 2  # a backslash and the character it escapes
         else:
-            end = run(text, start).end()
+            found = run(text, start)
+            assert found is not None  # a run starts where its character was found
+            end = found.end()
             runs.append((start, end))
         if star < end:
             star = after("*", end)

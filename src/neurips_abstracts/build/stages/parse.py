@@ -58,7 +58,8 @@ def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Pars
     """Parse and normalize every dump of ``dumps``, in their (added) order. Each dump is hashed
     again as it is parsed: one changed since the read stage checked it is refused."""
     versions, spool = Versions(), Spool()
-    parsed, first_with_sha = [], {}
+    parsed: list[Dump] = []
+    first_with_sha: dict[str, str] = {}
     dump_col = GrowingColumn(np.int32)
     positions = {name: GrowingColumn(np.int64 if name.startswith("byte") else np.int32) for name in POSITIONS}
     version_col = GrowingColumn(np.int32)

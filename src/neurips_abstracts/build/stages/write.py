@@ -68,10 +68,10 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     (``write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
     are written by ``writer`` while this thread checks the contracts across tables. A
     ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
-    from ...release import croissant, datapackage, contents as release, texts
+    from ...release import contents as release, croissant, datapackage, texts
     from ...release.card import card
-    from ..contracts import ContractError, check_tables
     from ...release.datasheet import datasheet
+    from ..contracts import ContractError, check_tables
 
     occurrences = result.occurrences
     written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)

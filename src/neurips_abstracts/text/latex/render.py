@@ -311,8 +311,8 @@ class _Renderer(Arguments):
         if name in OVERSETS:
             top, k = self._arg_text(nodes, k, math)
             base, k = self._arg_text(nodes, k, math)
-            mark = "_" if name == "underset" else "^"
-            pieces.extend((f"{(base or '').strip()}{mark}{wrap(top or '')}", LEADING_WORD | SPACED_SCRIPT))
+            sign = "_" if name == "underset" else "^"
+            pieces.extend((f"{(base or '').strip()}{sign}{wrap(top or '')}", LEADING_WORD | SPACED_SCRIPT))
             return k
         if name in CITES:
             return self._citation(name, nodes, k, math, pieces)

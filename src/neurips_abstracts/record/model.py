@@ -1,0 +1,61 @@
+"""What the project has published, as data: each release (``Published``) and the record they
+make where a command runs (``Record``). ``published`` builds a record; ``checks`` holds builds to it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.clones import checkout_command
+from ..core.names import MANIFEST
+from .git import manifest_commit
+
+
+@dataclass(frozen=True)
+class Published:
+    version: str
+    how: str  # how the record knows it: "git tag v1.1.0", "CHANGELOG.md dates version 1.1.0", ...
+
+
+@dataclass(frozen=True)
+class Record:
+    """What the project has published, as known where a command runs."""
+
+    clone: Path | None  # the git clone the releases are read from (None: outside any clone)
+    published: tuple[Published, ...]  # newest first, one per version
+    project: Path | None  # the folder holding raw/ (for its git history's evidence)
+    # outside any clone, the clone of the checkout the package runs from (its own record), if any
+    package: Path | None = None
+
+    @property
+    def newest(self) -> Published | None:
+        return self.published[0] if self.published else None
+
+    def find(self, version: str) -> Published | None:
+        return next((p for p in self.published if p.version == version), None)
+
+    def versions(self) -> set[str]:
+        return {p.version for p in self.published}
+
+    def evidence(self) -> str | None:
+        """Why the record says the project has published (None: nothing says so)."""
+        if self.newest is not None:
+            return self.newest.how
+        if self.clone is not None:
+            if commit := manifest_commit(self.clone):
+                return f"commit {commit} holds dist/{MANIFEST}"
+        return None
+
+    def restore_advice(self, folder: Path) -> str:
+        """How to get a release folder back, in words that work where the command runs."""
+        if (command := checkout_command(folder)) is not None:
+            return f"restore it ({command})"
+        return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
+
+    def ways_out(self, folder: Path) -> str:
+        named = ("build with --previous naming one (a folder, a released version or a git revision)"
+                 if self.clone is not None else
+                 "build with --previous naming one (a release folder, a released version, or hub:vX.Y.Z: the release "
+                 "tagged on the Hub)" if self.package is not None else
+                 "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
+        return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"
