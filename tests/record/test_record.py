@@ -1,4 +1,4 @@
-"""The published record (``release.record``) anchors every command, wherever the folders are:
+"""The published record (``record.published``) anchors every command, wherever the folders are:
 raw/ copied or linked elsewhere, an older dist/ checked out, a version already released, a
 release damaged with its sums rewritten, a folder without git, a killed build's litter. Each
 case is a project with releases tagged in git, built and read by the CLI as a user runs it."""

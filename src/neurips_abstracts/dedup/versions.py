@@ -25,7 +25,7 @@ def _sha256(text: str) -> str:
 
 @dataclass(frozen=True)
 class Prepared:
-    """One dump parsed and normalized on its own (in a worker process or not): what the build
+    """One dump parsed and normalized on its own: what the build
     keeps of it. Its records' raw texts stay in the bytes of the dump, where the spool takes them."""
 
     dump: Dump  # without its records

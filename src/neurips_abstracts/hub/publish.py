@@ -119,7 +119,7 @@ def publish(
 ) -> dict:
     """Publish ``dist`` (already checked) and return the commit and tag URLs. Refused (nothing
     sent) where it would break what the Hub's last release tag promised, or where the branch
-    holds commits publish did not make (unless ``discard_hub_edits``): see ``release.hub_record``."""
+    holds commits publish did not make (unless ``discard_hub_edits``): see ``record.hub``."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, get_token
 
     token = token or get_token()
@@ -142,7 +142,7 @@ def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, r
     """Refuse, naming what, unless the release keeps the promises of the Hub's release tag it is
     measured against (``tag`` itself where it holds a release, so a ``--force-tag`` is checked
     against what the tag points at now; else the newest tag before it) and the branch holds only
-    publish's commits since it (``release.hub_record.read_record``)."""
+    publish's commits since it (``record.hub.read_record``)."""
     from ..core.errors import DumpError
     from ..core.guard import temporary_folder
     from ..record.hub import findings, read_record

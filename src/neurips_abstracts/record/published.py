@@ -1,6 +1,6 @@
 """What this project has published: the record ``build``, ``check`` and ``add`` measure paper ids
 against, and the one way every command names a release (:func:`locate_release`; ``verify --hub``
-and ``publish`` read the Hub's tags through ``hub_record`` themselves).
+and ``publish`` read the Hub's tags through ``record.hub`` themselves).
 
 A promise already published (an id, its ``first_release``, a version) is checked against what
 was released, never inferred from where folders stand. What was released is known from:
