@@ -265,7 +265,7 @@ TOKEN = "hf_benchmarkTOKEN0123456789"
 MACHINES = {"same machine": "the first publish's HF_HOME and Xet cache kept",
             "new machine": "an empty HF_HOME: only the storage's global dedup answers"}
 
-_PUBLISH = ("import sys; from pathlib import Path; from neurips_abstracts.hub.publish import PublishConfig, publish; "
+_PUBLISH = ("import sys; from pathlib import Path; from neurips_abstracts.hub.protocol import PublishConfig, publish; "
             "publish(Path(sys.argv[1]), 'bench/abstracts', endpoint=sys.argv[2], force_tag=sys.argv[3] == 'force', "
             "config=PublishConfig(backoff_seconds=0.01), log=lambda _: None)")
 

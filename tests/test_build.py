@@ -195,7 +195,7 @@ def test_cli_build_imports_only_what_it_uses(tmp_path):
 
     unused = ("pandas", "hypothesis", "datasets", "frictionless", "mlcroissant", "huggingface_hub.hf_api",
               "huggingface_hub.repocard", "httpx2", "tqdm", "benchmarks",
-              "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.publish",
+              "neurips_abstracts.contribute.add", "neurips_abstracts.hub.plan", "neurips_abstracts.hub.protocol", "neurips_abstracts.hub.staging",
               "neurips_abstracts.ingest.validate", "neurips_abstracts.record.diff", "neurips_abstracts.record.verify")
     heavy = ("neurips_abstracts.build", "numpy", "pyarrow", "polars", "pandera", "jinja2")
     code = (

@@ -91,7 +91,7 @@ def test_the_commands_that_need_git_are_named_and_say_so(tmp_path):
     with pytest.raises(DumpError, match="is not a git clone of the project"):
         load_side("1.0.0", repo=tmp_path)  # as an installed package finds no clone around it
     from neurips_abstracts.build import build
-    from neurips_abstracts.hub.publish import preconditions
+    from neurips_abstracts.hub.staging import preconditions
 
     raw = copy_seeds(tmp_path / "p" / "raw")
     build(raw, tmp_path / "p" / "dist")

@@ -19,7 +19,7 @@ from neurips_abstracts.core.errors import (
     Refused,
 )
 from neurips_abstracts.hub.client import HubUnavailable
-from neurips_abstracts.hub.publish import PublishInterrupted
+from neurips_abstracts.hub.protocol import PublishInterrupted
 
 FAILURES = [
     (DumpError("raw/001.txt", "bad line", 3, 7), "raw/001.txt:3:7: error: bad line"),

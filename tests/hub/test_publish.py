@@ -14,7 +14,7 @@ import pytest
 from neurips_abstracts.build import build
 from neurips_abstracts.core.resources import hub_repo
 from neurips_abstracts.hub.plan import repo_id_problem
-from neurips_abstracts.hub.publish import stage_release
+from neurips_abstracts.hub.staging import stage_release
 
 from tests.helpers import ROOT, git, make_dump, make_project, run_cli
 from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
@@ -345,7 +345,7 @@ def test_refuses_dirty_tree_stale_dist_and_unverifiable_dist(project, hub):
 
 def test_stage_never_replaces_a_folder_it_would_destroy(project, tmp_path):
     """--stage replaces its folder whole: never raw/, dist/, the checkout or a folder of other files."""
-    from neurips_abstracts.hub.publish import stage_problem
+    from neurips_abstracts.hub.staging import stage_problem
 
     raw, dist = project / "raw", project / "dist"
     other = tmp_path / "notes"
@@ -403,7 +403,7 @@ def one_release_on_the_hub(hub, repo_id):
 
 def publish_in_process(project, hub, force_tag=False, **config):
     """The library call the CLI makes once its checks pass: the real client, its output kept."""
-    from neurips_abstracts.hub.publish import PublishConfig, PublishError, publish as run_publish
+    from neurips_abstracts.hub.protocol import PublishConfig, PublishError, publish as run_publish
 
     lines = []
     try:

@@ -63,8 +63,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     """
     from ..core import interrupts
     from ..hub.plan import make_plan, render_plan
-    from ..hub.publish import PublishConfig, PublishError, PublishInterrupted, publish as run_publish
-    from ..hub.steps import staged
+    from ..hub.protocol import PublishConfig, PublishError, PublishInterrupted, publish as run_publish
+    from ..hub.staging import staged
 
     try:
         with staged(Path(dist_dir), Path(raw_dir), repo_id, Path(stage_dir) if stage_dir else None,

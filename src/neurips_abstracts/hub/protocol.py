@@ -28,80 +28,14 @@ Real ``huggingface_hub`` code throughout; the tests run it against a Hub on 127.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
-from ..core.guard import replace_dir
-from ..core.names import release_table_paths, table_folder
-from ..core.sums import sha256_file
 from .client import HubClient, HubUnavailable, PublishConfig, PublishError  # noqa: F401 (callers import them here)
 from .plan import local_files, make_plan, remote_files, render_plan, same_files
-
-
-def stage_problem(stage: Path, dist: Path, raw: Path) -> str | None:
-    """Why ``stage`` may not be replaced by a staged release (None: it may): the guard of every
-    folder we replace, with ``dist`` and ``raw`` kept whole."""
-    from ..core.guard import Refused, check_replaceable
-
-    try:
-        check_replaceable(stage, raw=[raw], keep=[dist])
-    except Refused as exc:
-        return exc.message
-    return None
-
-
-def staged_as_copy(repo_id: str) -> bool:
-    """Whether a release for ``repo_id`` is staged as a byte copy of dist/ (the project's own
-    repository), not rendered again for another one."""
-    from ..core.resources import hub_repo
-
-    return repo_id == hub_repo()
-
-
-def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
-    """Write into ``out`` the files a publish to ``repo_id`` uploads: a copy of ``dist`` when it was
-    built for ``repo_id``, else the same build rendered for ``repo_id``. Its Parquet files must be
-    ``dist``'s, byte for byte: only the documents may name another repository."""
-    from ..build import build
-    from ..core.schema import TABLES
-
-    # Not ``final``: the stage is not what publish was asked to make, the Hub's release is, so a
-    # signal once it is staged still stops publish (which says what the Hub holds).
-    if staged_as_copy(repo_id):
-        replace_dir(out, lambda tmp: shutil.copytree(dist, tmp, dirs_exist_ok=True), raw=[raw], keep=[dist],
-                    final=False)
-        return
-    build(raw, out, repo_id=repo_id, previous=dist, final=False)  # the ids dist kept: a rebuild on itself is a fixpoint
-    for table in TABLES:
-        staged, built = release_table_paths(out, table), release_table_paths(dist, table)
-        if staged != built or any(sha256_file(out / rel) != sha256_file(dist / rel) for rel in staged):
-            raise PublishError(f"staged {table_folder(table)}/ differs from {dist}'s: rebuild {dist} first")
-
-
-def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
-    """Reasons to refuse: a stale or unverifiable dist/, or uncommitted work."""
-    from ..build import check
-    from ..record.verify import verify
-
-    failures = []
-    stale = check(raw, dist, docs=docs)
-    if stale:
-        failures.append("check failed: stale " + ", ".join(stale) + " (run: python build_dataset.py build)")
-    problems = verify(dist)
-    if problems:
-        failures.append("verify failed: " + "; ".join(problems[:5]))
-    git = subprocess.run(
-        ["git", "-C", str(dist.resolve().parent), "status", "--porcelain"], capture_output=True, text=True
-    )
-    if git.returncode != 0:
-        failures.append("not a git work tree: a release must come from a commit")
-    elif git.stdout.strip():
-        failures.append("git work tree not clean: commit or stash first")
-    return failures
 
 
 def publish(
@@ -237,21 +171,6 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
         operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
         operations += [Delete(path_in_repo=p) for p in plan.delete]
 
-        def applied_earlier():
-            """The branch head, if it is this very commit: on top of ``head``, with our message and files."""
-            what = "applied-commit check"
-            refs_now = hub.call(what, api.list_repo_refs, repo_id, repo_type="dataset")
-            now = next((b.target_commit for b in refs_now.branches if b.name == revision), None)
-            if now is None or now == head:
-                return None
-            commits = hub.call(what, api.list_repo_commits, repo_id, repo_type="dataset", revision=now)
-            if len(commits) < 2 or commits[0].title != plan.message or commits[1].commit_id != head:
-                return None
-            files = hub.call(
-                what, lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=now, recursive=True))
-            )
-            return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
-
         additions = [op for op in operations if isinstance(op, Add)]
         holds[0] = FILES_SENT
         with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
@@ -270,31 +189,20 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
                 parent_commit=head,
                 commit_message=plan.message,
                 commit_description=plan.description,
-                recover=applied_earlier,
+                recover=partial(_applied_earlier, hub, repo_id, revision, head, plan.message, dist),
             )
         commit_oid = info.oid
         hub.log(f"Committed {commit_oid[:12]}.")
 
     if tagged is None or move_tag:
-
-        def tagged_earlier():
-            """True if the tag already names this commit: an earlier try went through."""
-            refs_now = hub.call("tag", api.list_repo_refs, repo_id, repo_type="dataset")
-            return True if any(t.name == plan.tag and t.target_commit == commit_oid for t in refs_now.tags) else None
-
-        def untagged_earlier():
-            """True if the tag is gone: an earlier try of the deletion went through."""
-            refs_now = hub.call("move tag", api.list_repo_refs, repo_id, repo_type="dataset")
-            return None if any(t.name == plan.tag for t in refs_now.tags) else True
-
         holds[0] = (f"the Hub holds commit {commit_oid[:12]}, its tag {plan.tag} may be missing: run publish again "
                     "to tag it")
         with _then(holds[0]):
             if move_tag:
                 hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset",
-                         recover=untagged_earlier, recover_on=(404,))
+                         recover=partial(_untagged_earlier, hub, repo_id, plan.tag), recover_on=(404,))
             hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
-                     tag_message=plan.message, recover=tagged_earlier)
+                     tag_message=plan.message, recover=partial(_tagged_earlier, hub, repo_id, plan.tag, commit_oid))
     holds[0] = f"the Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}"
     hub.log(f"The Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}.")
     base = f"{hub.endpoint}/datasets/{repo_id}"
@@ -305,3 +213,31 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
         "load": f'load_dataset("{repo_id}", revision="{plan.tag}")',
     }
     return result
+
+
+# The recovery steps: asked, after a request whose answer was lost, whether it went through.
+
+def _applied_earlier(hub: HubClient, repo_id: str, revision: str, head: str, message: str, dist: Path):
+    """The branch head, if it is this very commit: on top of ``head``, with our message and files."""
+    api, what = hub.api, "applied-commit check"
+    refs_now = hub.call(what, api.list_repo_refs, repo_id, repo_type="dataset")
+    now = next((b.target_commit for b in refs_now.branches if b.name == revision), None)
+    if now is None or now == head:
+        return None
+    commits = hub.call(what, api.list_repo_commits, repo_id, repo_type="dataset", revision=now)
+    if len(commits) < 2 or commits[0].title != message or commits[1].commit_id != head:
+        return None
+    files = hub.call(what, lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=now, recursive=True)))
+    return SimpleNamespace(oid=now) if same_files(local_files(dist), remote_files(files)) else None
+
+
+def _tagged_earlier(hub: HubClient, repo_id: str, tag: str, commit_oid: str):
+    """True if the tag already names this commit: an earlier try went through."""
+    refs_now = hub.call("tag", hub.api.list_repo_refs, repo_id, repo_type="dataset")
+    return True if any(t.name == tag and t.target_commit == commit_oid for t in refs_now.tags) else None
+
+
+def _untagged_earlier(hub: HubClient, repo_id: str, tag: str):
+    """True if the tag is gone: an earlier try of the deletion went through."""
+    refs_now = hub.call("move tag", hub.api.list_repo_refs, repo_id, repo_type="dataset")
+    return None if any(t.name == tag for t in refs_now.tags) else True
