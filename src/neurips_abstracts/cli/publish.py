@@ -86,7 +86,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
                     discard_hub_edits=discard_hub_edits,
                     config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
                                          **({} if timeout is None else {"timeout_seconds": timeout})),
-                    log=click.echo,
+                    log=click.echo, record=release.record,
                 )
             except PublishInterrupted as exc:  # its one line: what the Hub holds
                 click.echo(str(exc), err=True)
