@@ -11,10 +11,21 @@ import pytest
 from neurips_abstracts.core.resources import hub_repo
 
 from tests.helpers import make_project
-from tests.helpers.hub import OTHER, TOKEN, folder_digest
+from tests.helpers.hub import OTHER, TOKEN, changelog, folder_digest, package_changelog
 from tests.hub.hub_server import Hub
 
 _ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept while the tests run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def released_package(tmp_path_factory):
+    """The package as at a release commit: its CHANGELOG.md dates its version (the release step),
+    as publish requires, for every project these tests build and publish, in this process and
+    in the processes ``tests.helpers.hub.publish`` starts."""
+    path = tmp_path_factory.mktemp("released-package") / "CHANGELOG.md"
+    path.write_text(changelog(dated=True), encoding="utf-8")
+    with package_changelog(path):
+        yield path
 
 
 @pytest.fixture(scope="module")

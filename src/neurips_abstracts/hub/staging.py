@@ -91,7 +91,6 @@ class Staged:
     path: Path  # the files to upload, exactly
     record: Record  # what the project has published, as known where publish runs (the Hub's tags come later)
     failures: list[str] = field(default_factory=list)  # each a reason to refuse
-    note: str | None = None  # a release step left out that does not refuse it
 
 
 def _version(dist: Path) -> str | None:
@@ -103,15 +102,17 @@ def _version(dist: Path) -> str | None:
     return version if isinstance(version, str) and VERSION_RE.fullmatch(version) else None
 
 
-def changelog_note(dist: Path) -> str | None:
+def undated(dist: Path) -> str | None:
     """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
+    from ..core.resources import checkout
     from ..release.contents import CHANGELOG, missing_entry
 
     version = _version(dist)
     try:
-        return missing_entry((dist / CHANGELOG).read_text(encoding="utf-8"), version) if version else None
+        text = (dist / CHANGELOG).read_text(encoding="utf-8")
     except OSError:  # verify names a damaged release
         return None
+    return missing_entry(text, version, in_checkout=checkout() is not None) if version else None
 
 
 @contextmanager
@@ -146,7 +147,8 @@ def staged(dist: Path, raw: Path, repo_id: str, stage_dir: Path | None, build_co
                              for p in verify(out.path, standards=not staged_as_copy(repo_id))]
         except PublishError as exc:
             out.failures.append(str(exc))
+        if step := undated(dist):
+            out.failures.append(step)
         if not get_token():
             out.failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
-        out.note = changelog_note(dist)
         yield out
