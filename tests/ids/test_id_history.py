@@ -381,21 +381,42 @@ def _git(root: Path, *args: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+def snapshot_of(folder: Path):
+    from tests.helpers import snapshot
+
+    return snapshot(folder) if folder.is_dir() else None
+
+
+def ids_in(folder: Path) -> dict[str, dict] | None:
+    """The ids table of the release in ``folder``, by id (None: there is none that reads)."""
+    try:
+        return {row["id"]: row for row in pq.read_table(folder / data_path("ids")).to_pylist()}
+    except (OSError, ValueError):
+        return None
+
+
 def _key(version: str) -> tuple[int, ...]:
     return tuple(map(int, version.split(".")))
 
 
 class PublishedHistory(RuleBasedStateMachine):
     """A project in git whose folders, paths and tags change by any history: raw/ copied or
-    linked elsewhere, --out typed from elsewhere, dist/ deleted or checked out from an older
-    release, a table deleted with its line in SHA256SUMS, a release tagged without the version
-    bump, a tag forced onto an older release, .git moved away. Every build is the CLI's, run as
-    a user runs it. After every build, against the test's own model of the tags (the ids each
-    tag published, with their first_release):
+    linked elsewhere, --out typed from elsewhere or into another git repository, dist/ deleted or
+    checked out from an older release, a table deleted with its line in SHA256SUMS, a release
+    tagged without the version bump, released as before manifests listed their ids, or dated in
+    CHANGELOG.md and committed without a tag, a tag forced onto an older release, the version set
+    back, a --first-release on purpose, .git moved away. Every build is the CLI's, run as a user
+    runs it. After every build, against the test's own model of what is published (the ids each
+    release published, with their first_release: a tag or a committed dated entry makes one):
 
-    * exit 0 leaves every id any tag published in ``ids``, with that first_release, and every
-      id no tag published carries a version no tag holds;
-    * any other exit says so in one line and leaves dist/ as it was;
+    * exit 0 leaves every id any release published in ``ids``, with that first_release, and
+      every id none published carries a version none has (but for ``--first-release``, which
+      starts over on purpose);
+    * exit 0 under a published version, or one below the newest, is that version rebuilt: the
+      ids it published, exactly;
+    * exit 0 keeps every id of the release folder it replaced, with its first_release, or puts
+      it back as a release published it;
+    * any other exit says so in one line and leaves the folder written as it was;
     * the newest release, untouched, rebuilt from its own raw/ (``--previous`` its version),
       exits 0 and gives the same bytes, in a clone or not."""
 
@@ -416,6 +437,7 @@ class PublishedHistory(RuleBasedStateMachine):
         self.released: tuple | None = None  # (raw/, dist/) as the newest release left them
         self.day = 0
         self.away = False  # .git moved out of the project
+        self.old_format: set[str] = set()  # versions released as before manifests listed their ids
 
     def teardown(self):
         shutil.rmtree(self.base, ignore_errors=True)
@@ -429,27 +451,39 @@ class PublishedHistory(RuleBasedStateMachine):
 
         return snapshot(self.root / name) if (self.root / name).is_dir() else None
 
-    def build(self, *args: str, cwd: Path | None = None) -> bool:
-        """Build as a user would; check the invariants against the tags; whether it exited 0."""
+    def build(self, *args: str, cwd: Path | None = None, out: Path | None = None) -> bool:
+        """Build as a user would; check the invariants against the model; whether it exited 0.
+        ``out``: the folder it writes (default the project's dist/)."""
         from tests.helpers import run_cli
 
-        before = self.state("dist")
+        out = out or self.root / "dist"
+        before = snapshot_of(out)
+        replaced = ids_in(out)
         with release_version(self.version):
             r = run_cli("build", *args, cwd=cwd or self.root)
         said = r.stderr.strip().splitlines()
         assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
         if r.returncode != 0:
             assert r.returncode == 1 and len(said) == 1, r.stderr
-            assert self.state("dist") == before, "a refused build changed dist/"
+            assert snapshot_of(out) == before, "a refused build changed the folder it writes"
             return False
-        ids = {row["id"]: row for row in pq.read_table(self.root / "dist" / data_path("ids")).to_pylist()}
+        ids = ids_in(out) or {}
+        if "--first-release" in args:  # the id history started over on purpose
+            return True
         for version, published in self.tags.items():
             lost = sorted(i for i, first in published.items() if i not in ids or ids[i]["first_release"] != first)
             assert not lost, f"exit 0 with ids {version} published lost or re-dated: {lost}"
-        every = {i for published in self.tags.values() for i in published}
+        every = {i: first for published in self.tags.values() for i, first in published.items()}
         for i, row in ids.items():
             if i not in every:
-                assert row["first_release"] not in self.tags, f"{i} is new but dated {row['first_release']}, a tag's"
+                assert row["first_release"] not in self.tags, f"{i} is new but dated {row['first_release']}, a release's"
+        newest = max(self.tags, key=_key, default=None)
+        if self.version in self.tags or (newest is not None and _key(self.version) < _key(newest)):
+            held = {i: row["first_release"] for i, row in ids.items()}
+            assert held == self.tags.get(self.version), f"exit 0 building {self.version}, not that release rebuilt"
+        for i, first in (replaced or {}).items():
+            assert i in ids and ids[i]["first_release"] in (first["first_release"], every.get(i)), \
+                f"exit 0 with id {i} of the folder replaced dropped or re-dated"
         return True
 
     # -- raw/ and pyproject.toml ----------------------------------------------------------------
@@ -481,15 +515,27 @@ class PublishedHistory(RuleBasedStateMachine):
     def bump(self):
         self.minor += 1
 
+    @precondition(lambda self: self.minor > 1)
+    @rule()
+    def set_back(self):
+        """pyproject.toml's version set back by one minor: a published version, or below one."""
+        self.minor -= 1
+
     # -- builds, from wherever ------------------------------------------------------------------
 
-    @rule(how=st.sampled_from(("plain", "raw copied", "raw linked", "out typed from elsewhere", "previous newest")))
+    @rule(how=st.sampled_from(("plain", "raw copied", "raw linked", "out typed from elsewhere", "previous newest",
+                               "out in another repository", "first release")))
     def build_from(self, how):
         elsewhere = self.base / "elsewhere"
         shutil.rmtree(elsewhere, ignore_errors=True)
         elsewhere.mkdir()
         if how == "plain":
             self.build()
+        elif how == "first release":
+            self.build("--first-release")
+        elif how == "out in another repository":  # the project's record still holds
+            _git(elsewhere, "init", "-q")
+            self.build("--out", str(elsewhere / "dist"), out=elsewhere / "dist")
         elif how == "raw copied":
             shutil.copytree(self.root / "raw", elsewhere / "raw")
             self.build("--raw", "../elsewhere/raw")
@@ -504,21 +550,33 @@ class PublishedHistory(RuleBasedStateMachine):
             untouched = self.released == (self.state("raw"), self.state("dist")) and self.version == newest
             ok = self.build("--previous", newest)
             if untouched:  # the released version rebuilt from its own raw/: allowed, the same bytes
-                assert ok and self.state("dist") == self.released[1], "rebuilding the newest release failed"
+                assert ok, "rebuilding the newest release failed"
+                # (a release made as before manifests listed ids is rebuilt in today's format)
+                assert self.state("dist") == self.released[1] or newest in self.old_format, "its bytes changed"
 
     @precondition(lambda self: not self.away)
-    @rule()
-    def release(self):
-        """The release steps but the bump: build, date the version in CHANGELOG.md, commit, tag.
-        Without a bump since the last one, a build that mints or retires an id is refused."""
+    @rule(how=st.sampled_from(("tagged", "manifest without ids", "dated, no tag")))
+    def release(self, how="tagged"):
+        """The release steps but the bump: build, date the version in CHANGELOG.md, commit, tag
+        (or, as releases before the manifest listed ids, without that list; or dated and
+        committed, never tagged: published all the same). Without a bump since the last one, a
+        build that mints or retires an id is refused."""
         if not self.build() or self.version in self.tags:
             return  # refused, or the same release rebuilt byte for byte: nothing to tag again
+        if how == "manifest without ids":
+            manifest = json.loads((self.root / "dist" / "build_manifest.json").read_text())
+            del manifest["ids"]
+            (self.root / "dist" / "build_manifest.json").write_text(json.dumps(manifest, indent=1))
+            (self.root / "dist" / SUMS).write_text(sha256sums(self.root / "dist"))
         changelog = self.root / "CHANGELOG.md"
         title, _, rest = changelog.read_text().partition("\n\n")
         changelog.write_text(f"{title}\n\n## {self.version} (2026-12-{1 + self.minor % 28:02d})\n\n- Released.\n\n{rest}")
         _git(self.root, "add", "-A")
         _git(self.root, "commit", "-q", "-m", f"release {self.version}")
-        _git(self.root, "tag", f"v{self.version}")
+        if how != "dated, no tag":
+            _git(self.root, "tag", f"v{self.version}")
+        if how == "manifest without ids":
+            self.old_format.add(self.version)
         self.commits[self.version] = _git(self.root, "rev-parse", "HEAD").strip()
         self.tags[self.version] = {row["id"]: row["first_release"] for row in
                                    pq.read_table(self.root / "dist" / data_path("ids")).to_pylist()}
@@ -602,8 +660,23 @@ _GROWN = [("release", {}), ("bump", {}), ("add", {"seed": 1}), ("release", {})]
     # found by the slow run: outside a clone, with dist/ gone, a copy of raw/ built into the
     # project's dist/ took no CHANGELOG for evidence (only the one beside the copy)
     _REMOVED + [("bump", {}), ("without_git", {}), ("delete_dist", {}), ("build_from", {"how": "raw copied"})],
+    # found by the cold review and the runs of the machine with its new operations
+    _GROWN + [("bump", {}), ("delete_dist", {}), ("build_from", {"how": "out in another repository"})],
+    _GROWN + [("set_back", {}), ("without_git", {}), ("build_from", {"how": "out in another repository"})],
+    _GROWN + [("add", {"seed": 2}), ("without_git", {}), ("build_from", {"how": "out in another repository"})],
+    [("release", {"how": "manifest without ids"}), ("bump", {}), ("build_from", {"how": "first release"}),
+     ("build_from", {"how": "plain"}), ("build_from", {"how": "previous newest"}), ("build_from", {"how": "plain"})],
+    [("release", {"how": "manifest without ids"}), ("build_from", {"how": "previous newest"})],
+    _GROWN + [("build_from", {"how": "first release"}), ("build_from", {"how": "plain"}),
+              ("build_from", {"how": "previous newest"})],
+    _GROWN + [("set_back", {}), ("add", {"seed": 3}), ("build_from", {"how": "plain"}), ("set_back", {}),
+              ("build_from", {"how": "plain"})],
+    [("release", {"how": "dated, no tag"}), ("add", {"seed": 4}), ("build_from", {"how": "plain"}), ("bump", {}),
+     ("build_from", {"how": "plain"}), ("without_git", {}), ("build_from", {"how": "raw copied"})],
 ], ids=["raw copied", "raw linked", "out elsewhere", "dist deleted", "older dist", "table deleted", "tag without bump",
-        "forced tag", "no git", "no git, raw copied"])
+        "forced tag", "no git", "no git, raw copied", "out in another repository", "set back, no git, other repository",
+        "no git, other repository", "manifest without ids, trial", "manifest without ids, rebuilt",
+        "first release then plain", "set back", "dated, no tag"])
 def test_each_operation_that_broke_the_promise(steps):
     """Each operation that broke the promise on a project with two releases, kept as a sequence."""
     run_published_steps(steps)

@@ -76,6 +76,7 @@ def test_a_table_deleted_from_dist_is_refused_naming_it(project, gone):
 
 def test_a_git_history_alone_is_evidence_of_a_release(project):
     (project / "CHANGELOG.md").unlink()
+    git(project, "commit", "-qam", "no CHANGELOG.md: the record reads what is committed")
     shutil.rmtree(project / "dist")
     assert "holds dist/build_manifest.json" in refused(project, "build", names="dist")
 

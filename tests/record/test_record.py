@@ -388,3 +388,137 @@ def test_the_git_checkout_advised_names_the_release_from_where_it_runs(history, 
     (history / "sub").mkdir()
     line = one_line_refusal(history / "sub", "build", "--raw", "../raw", "--out", "../dist")
     assert "git checkout -- ../dist" in line, line
+
+
+# -- found by the cold review of the record (each fails on c45a53a) ----------------------------
+
+NEW = ["A new abstract on regret bounds for sparse linear bandits with graph feedback.",
+       "Another new abstract: diffusion models that sample manifolds with a learned metric."]
+
+
+def added(root: Path, tmp_path: Path, texts=NEW) -> None:
+    dump = tmp_path / f"new-{len(list(tmp_path.glob('new-*.txt')))}.txt"
+    dump.write_bytes(make_dump(texts))
+    r = run_cli("add", str(dump), cwd=root)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_release_written_into_another_repository_is_measured_against_the_projects_record(
+        history, tmp_path, monkeypatch):
+    """`--out` inside an unrelated git repository took that repository's (empty) record for the
+    project's: ids were minted under the published 1.1.0, exit 0, and the build said "first
+    release". The project's own clone (raw/'s) counts too."""
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    added(history, tmp_path)
+    at_version(monkeypatch, "1.1.0")
+    line = one_line_refusal(history, "build", "--out", str(other / "dist"))
+    assert "mint 2 new ids under version 1.1.0, which is published (git tag v1.1.0)" in line, line
+    at_version(monkeypatch, "1.2.0")
+    r = run_cli("build", "--out", str(other / "dist"), cwd=history)
+    assert r.returncode == 0, r.stderr
+    assert "ids since 1.1.0, the newest published release: 2 new" in r.stdout, r.stdout
+    keeps_published(other / "dist", ids_of(history / "dist"))
+
+
+def without_manifest_ids(root: Path, version: str) -> None:
+    """The release commit of ``version`` remade as releases before the manifest listed their ids
+    (1.1.0 of this project): its manifest without ``ids``, SHA256SUMS sealed again, tag moved."""
+    from neurips_abstracts.release.contents import sha256sums
+
+    manifest = json.loads((root / "dist" / MANIFEST).read_text())
+    del manifest["ids"]
+    (root / "dist" / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    (root / "dist" / SUMS).write_text(sha256sums(root / "dist"))
+    git(root, "commit", "-q", "-a", "--amend", "--no-edit")
+    git(root, "tag", "-f", f"v{version}")
+
+
+def test_the_newest_release_is_kept_when_its_manifest_lists_no_ids(history, tmp_path):
+    """A release whose manifest lists no ids (as 1.1.0 of this project) was never compared: a
+    trial built with --first-release, then named as --previous, re-dated every id, exit 0."""
+    without_manifest_ids(history, "1.1.0")
+    published = ids_of(history / "dist")
+    trial = tmp_path / "trial"
+    assert run_cli("build", "--first-release", "--out", str(trial), cwd=history).returncode == 0
+    shutil.rmtree(history / "dist")
+    line = one_line_refusal(history, "build", "--previous", str(trial))
+    assert "that 1.1.0, the newest published release, holds" in line and "--previous 1.1.0" in line, line
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr
+    keeps_published(history / "dist", published)
+
+
+def test_a_released_version_rebuilt_is_held_to_its_own_release(history, monkeypatch):
+    """pyproject at the tagged 1.1.0: a --first-release (on purpose) re-dated every id; the plain
+    build after it, check and publish took the re-dated folder for 1.1.0, exit 0. The plain build
+    is refused now, and --previous 1.1.0 puts the released ids back over the re-dated folder."""
+    at_version(monkeypatch, "1.1.0")
+    published = ids_of(history / "dist")
+    assert run_cli("build", "--first-release", cwd=history).returncode == 0
+    assert ids_of(history / "dist") != published
+    line = one_line_refusal(history, "build")
+    assert "that 1.1.0, the version being rebuilt, holds" in line, line
+    line = one_line_refusal(history, "check", "--no-docs")
+    assert "1.1.0, the version being rebuilt" in line, line
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr
+    keeps_published(history / "dist", published)
+
+
+@pytest.mark.parametrize("version, new_dump, expected", [
+    ("1.0.5", True, "version 1.0.5 is below 1.1.0, the newest published (git tag v1.1.0)"),
+    ("1.0.0", False, "version 1.0.0 is below 1.1.0, the newest published (git tag v1.1.0)"),
+    ("1.0.0", True, "mint 2 new ids under version 1.0.0, which is published (git tag v1.0.0)"),
+])
+def test_a_version_below_the_newest_published_is_refused(history, tmp_path, monkeypatch, version, new_dump, expected):
+    """pyproject set back below the newest release: 1.0.5 minted ids after 1.1.0, and 1.0.0 (a
+    published version) was made of 1.1.0's dumps, both exit 0. The bump named goes past the
+    newest published version, never to one."""
+    if new_dump:
+        added(history, tmp_path)
+    at_version(monkeypatch, version)
+    line = one_line_refusal(history, "build")
+    assert expected in line and "(to 1.2.0)" in line, line
+
+
+def test_a_changelog_date_counts_once_committed(history, tmp_path):
+    """The release step dates the version in the work tree (`diff --write-changelog`) before its
+    build: a dump merged since the last build is built under it then, not refused as published.
+    Once the date is committed, the version is published: a build minting under it is refused."""
+    added(history, tmp_path)
+    changelog = history / "CHANGELOG.md"
+    title, _, rest = changelog.read_text().partition("\n\n")
+    changelog.write_text(f"{title}\n\n## 1.2.0 (2026-12-05)\n\n- Released.\n\n{rest}")
+    r = run_cli("build", cwd=history)
+    assert r.returncode == 0, r.stderr
+    git(history, "add", "-A")
+    git(history, "commit", "-q", "-m", "release 1.2.0")
+    added(history, tmp_path, ["A third new abstract: kernels for graphs with learned edge features and bounds."])
+    line = one_line_refusal(history, "build")
+    assert "under version 1.2.0, which is published (CHANGELOG.md dates version 1.2.0)" in line, line
+    assert "(to 1.3.0)" in line
+
+
+def test_a_moved_tag_is_no_guide_to_its_release(history):
+    """Tag v1.1.0 forced onto 1.0.0's commit: the build read 1.0.0 as 1.1.0 and refused it as
+    older, naming a temporary folder, with --previous 1.1.0 refused the same way. The release
+    commit is the one whose dist/ holds 1.1.0, dated."""
+    published = ids_of(history / "dist")
+    git(history, "tag", "-f", "v1.1.0", "v1.0.0")
+    git(history, "checkout", "v1.0.0", "--", "dist")
+    for args in (("build",), ("build", "--previous", "1.1.0")):
+        r = run_cli(*args, cwd=history)
+        assert r.returncode == 0 and "neurips-abstracts-tmp" not in r.stderr, r.stderr
+        keeps_published(history / "dist", published)
+        git(history, "checkout", "v1.0.0", "--", "dist")
+
+
+def test_a_killed_build_of_another_folder_names_the_build_that_restores_it(history, tmp_path):
+    built = history / "built"
+    assert run_cli("build", "--out", "built", cwd=history).returncode == 0
+    built.rename(history / ".built.neurips-abstracts-old-4194302-abc123")  # a pid no process has
+    line = one_line_refusal(history, "verify", "built")
+    assert "the next `python build_dataset.py build --out built` restores it" in line, line
+    assert run_cli("build", "--out", "built", cwd=history).returncode == 0
+    assert (built / MANIFEST).is_file()

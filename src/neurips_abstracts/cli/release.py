@@ -66,7 +66,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     )
     ids = s["id_changes"]
     since = (f"since {ids['since']}, the newest published release" if ids["since"] else
-             "in this first release (none is published yet)")
+             f"since {ids['anchor']}, the release this build keeps (none is known as published here)" if ids["anchor"]
+             else "in this first release (none is published yet)")
     click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
 
 

@@ -104,6 +104,7 @@ def _version(dist: Path) -> str | None:
 
 def undated(dist: Path) -> str | None:
     """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
+    from ..core.clones import clone_of
     from ..core.resources import checkout
     from ..release.contents import CHANGELOG, missing_entry
 
@@ -112,7 +113,9 @@ def undated(dist: Path) -> str | None:
         text = (dist / CHANGELOG).read_text(encoding="utf-8")
     except OSError:  # verify names a damaged release
         return None
-    return missing_entry(text, version, in_checkout=checkout() is not None) if version else None
+    # the release step edits the checkout's CHANGELOG.md and commits it: a checkout in a git clone
+    root = checkout()
+    return missing_entry(text, version, in_checkout=root is not None and clone_of(root) is not None) if version else None
 
 
 @contextmanager

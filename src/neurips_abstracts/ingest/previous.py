@@ -123,11 +123,12 @@ def _restore(p: Path) -> str:
     return f"{_restore_it(p)} or build with --previous naming an intact release"
 
 
-def _check_intact(p: Path) -> None:
+def _check_intact(p: Path, occurrences: bool = True) -> None:
     """Every file a build reads of the release ``p`` (manifest, occurrences and ids; papers
     for a release from before the ids table) is as its SHA256SUMS lists it, before a single id
     is taken from it: a file missing or changed since it was written (a table deleted, an ids
-    table emptied) would otherwise give every paper a new id."""
+    table emptied) would otherwise give every paper a new id. ``occurrences``: False where only
+    the ids are read (``read_ids``)."""
     from ..core.sums import read_sums, sha256_file
 
     try:
@@ -147,7 +148,7 @@ def _check_intact(p: Path) -> None:
             raise DumpError(str(p / data_path("ids")), f"missing, but {MANIFEST} lists the release's ids: the release "
                             f"is damaged (a table deleted with its line in {SUMS}); {_restore(p)}", code="damaged")
         kept = "ids" if has_ids else "papers"
-        read = [MANIFEST, *(table_paths("occurrences", listed) or [data_path("occurrences")]),
+        read = [MANIFEST, *((table_paths("occurrences", listed) or [data_path("occurrences")]) if occurrences else []),
                 *(table_paths(kept, listed) or [data_path(kept)])]
     except DumpError:  # a ValueError too, already naming its file and the way out
         raise
@@ -248,17 +249,7 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
     dump_sha = dict(zip(occ["source_file"].to_pylist(), shas))
     for item in manifest.get("inputs", []):  # a dump with no record still counts as published
         dump_sha.setdefault(item["file"], item["sha256"])
-    ids_path = p / data_path("ids")
-    if release_table_paths(p, "ids"):
-        table = read_release_table(p, "ids")
-        unknown = sorted(set(table.schema.names) - set(IdRow.__dataclass_fields__))
-        if unknown:
-            raise DumpError(str(ids_path), f"unknown columns {', '.join(unknown)}; {_restore(p)}", code="damaged")
-        rows = table.to_pylist()
-        ids = tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in rows)
-    else:  # a release from before the ids table (1.0.0): its papers were all there was
-        papers = read_release_table(p, "papers", columns=["paper_id"])["paper_id"].to_pylist()
-        ids = tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
+    ids = _ids(p, version)
     facts = {i["sha256"]: DumpMeta(i["file"], i["sha256"], i["crawled_at"], i.get("source_url"), i["added"])
              for i in manifest.get("inputs", []) if "added" in i}
     founded: dict[str, str] = {}
@@ -269,6 +260,36 @@ def _read_previous(p: Path, path: str | Path) -> PreviousRelease:
         owners.update((record_key(d["sha256"], start), pid) for start, pid in d.get(FIRST_IDS, []))
         founded.update((pid, record_key(d["sha256"], start)) for start, pid in d.get(FOUNDED, []))
     return PreviousRelease(str(path), version, owners, dump_sha, ids, facts, founded)
+
+
+def _ids(p: Path, version: str) -> tuple[IdRow, ...]:
+    """The ids the release ``p`` (``version``) published or had retired: its ids table, or for a
+    release from before it (1.0.0), its papers, each published by that version."""
+    if release_table_paths(p, "ids"):
+        table = read_release_table(p, "ids")
+        unknown = sorted(set(table.schema.names) - set(IdRow.__dataclass_fields__))
+        if unknown:
+            raise DumpError(str(p / data_path("ids")), f"unknown columns {', '.join(unknown)}; {_restore(p)}", code="damaged")
+        return tuple(IdRow(**{k: r[k] for k in IdRow.__dataclass_fields__}) for r in table.to_pylist())
+    papers = read_release_table(p, "papers", columns=["paper_id"])["paper_id"].to_pylist()
+    return tuple(IdRow(pid, pid, "current", version, None) for pid in papers)
+
+
+def read_ids(path: str | Path) -> tuple[str, tuple[IdRow, ...]]:
+    """The version and ids of the release in ``path``: what a build must keep of a published
+    release, read without its occurrences, from the files that hold them (manifest, and ids or,
+    before that table, papers) once they are checked against its SHA256SUMS."""
+    p = Path(path)
+    _check_intact(p, occurrences=False)
+    try:
+        version = json.loads((p / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+        if not isinstance(version, str):
+            raise ValueError("dataset_version of the wrong type")
+        return version, _ids(p, version)
+    except DumpError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - Arrow, JSON and a manifest of the wrong shape fail in many ways
+        raise damaged(getattr(exc, "release_file", p / MANIFEST), exc) from exc
 
 
 def _table(path: Path, pq, columns: list[str] | None = None):

@@ -56,7 +56,7 @@ def changed_since_published(name: str, version: str, line: int | None):
     where = f"; first difference in the record at line {line}" if line else ""
     return DumpError(
         name,
-        f"bytes differ from this dump in the release in dist/ (version {version}){where}: dumps are immutable once "
+        f"bytes differ from this dump in release {version}, the one this build keeps{where}: dumps are immutable once "
         "built into a release; "
         f"restore it as it was added ({_restore_hint(name)}) and add the new version with "
         "`python build_dataset.py add`",
@@ -76,9 +76,10 @@ def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta):
     ]
     return DumpError(
         sidecar_name(name),
-        f"{'; '.join(differ)}: the release in dist/ (version {version}) published these bytes "
+        f"{'; '.join(differ)}: release {version}, the one this build keeps, published these bytes "
         f"(sha256 {published.sha256[:16]}…, as {published.file}) with other facts; a dump's facts are fixed once built "
-        "into a release, under any file name: restore the metadata file (git checkout) or delete it",
+        f"into a release, under any file name: restore the metadata file ({_restore_hint(sidecar_name(name))}) or "
+        "delete it",
         code="edited",
     )
 

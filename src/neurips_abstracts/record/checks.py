@@ -27,51 +27,72 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
         return  # a released version rebuilt from its own release (check at its commit)
     given = f"--previous {named}" if named else previous.path
     raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
-                    f"its ids would be re-dated or lost; build on {newest.version} (--previous {newest.version}"
-                    f"{'' if record.clone is not None else ' or a folder holding it'})", code="older-anchor")
+                    f"its ids would be re-dated or lost; build on {newest.version} (`python build_dataset.py build "
+                    f"--previous {newest.version}`{'' if record.clone is not None else ', or a folder holding it'})",
+                    code="older-anchor")
 
 
 def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
                 replaced: PreviousRelease | None, dumps: frozenset[str] | None = None) -> None:
-    """Refuse a build that mints or retires an id under a version the record holds, or that
-    rebuilds a published version from other dumps (``dumps``: their sha256) than it was built
-    from (naming the bump: a published version never changes), or that drops or re-dates an id
-    of the release it replaces (``replaced``)."""
-    before = {r.id: r for r in previous.ids} if previous else {}
+    """Refuse a build anchored to ``previous`` that breaks the record, naming the way out:
+
+    * a version below the newest published release, unless it is that version rebuilt on its own
+      release (``check`` at a release commit);
+    * an id minted or retired under a published version, or a published version built from other
+      dumps (``dumps``: their sha256) than it was built from (naming the bump: a published
+      version never changes);
+    * an id of the release it must keep dropped or re-dated: that version's own release where a
+      published version is rebuilt, else the newest published release (both read from git);
+    * an id of the release it replaces (``replaced``) dropped or re-dated, unless put back as the
+      release it must keep published it.
+
+    ``previous`` None (``--first-release``) starts the id history over on purpose: none applies."""
+    if previous is None:
+        return
+    newest = record.newest
+    published = record.find(version)
+    rebuild = published is not None and previous.version == version  # a released version rebuilt on its own release
+    before = {r.id: r for r in previous.ids}
     minted = sum(r.id not in before for r in ids)
     retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
                   for r in ids)
-    published = record.find(version)
     did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
                                    f"retire {retired}" if retired else "") if x)
-    if published and previous is not None and not did and dumps is not None and previous.version == version:
+    if rebuild and not did and dumps is not None:
         was = frozenset(previous.dump_sha256.values())
         if dumps != was:  # same ids, other data: the published version would change all the same
             did = (f"change the data of version {version} ({len(dumps - was)} dump(s) it was not built from, "
                    f"{len(was - dumps)} of its dumps missing)")
-    if published and previous is not None and did:  # --first-release: over on purpose
-        major, minor, _patch = version_key(version)
+    if published and did:
         raise DumpError("pyproject.toml", f"this build would {did} under version {version}, which is published "
-                        f"({published.how}): bump the version in pyproject.toml (to {major}.{minor + 1}.0) and build again",
+                        f"({published.how}): {bump(version, record)}", code="published-version")
+    if newest is not None and not rebuild and version_key(version) < version_key(newest.version):
+        raise DumpError("pyproject.toml", f"version {version} is below {newest.version}, the newest published "
+                        f"({newest.how}): a release after it cannot be an older version; {bump(version, record)}",
                         code="published-version")
     now = {r.id: r.first_release for r in ids}
-    kept = None
-    if previous is not None and not (published and previous.version == version):  # not a rebuild of a release
-        kept = newest_published_ids(record)
-        if kept is not None:
-            lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
-            if lost:
-                raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
-                                f"that {kept[0]}, the newest published release, holds ({', '.join(lost[:5])}"
-                                f"{' …' if len(lost) > 5 else ''}); build on {kept[0]} (--previous {kept[0]})",
-                                code="drops-ids")
-    if replaced is not None and previous is not None:
-        truth = kept[1] if kept else {}  # an id put back as the newest release published it is no loss
+    kept = published_ids(version if rebuild else (newest.version if newest else None), record)
+    if kept is not None:
+        lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
+        if lost:
+            raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
+                            f"that {kept[0]}, {'the version being rebuilt' if rebuild else 'the newest published release'}, "
+                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]} "
+                            f"(`python build_dataset.py build --previous {kept[0]}`)", code="drops-ids")
+    if replaced is not None:
+        truth = kept[1] if kept else {}  # an id put back as the release it must keep published it is no loss
         lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
         if lost:
             raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
                             f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
                             "--first-release to start the id history over on purpose", code="drops-ids")
+
+
+def bump(version: str, record: Record) -> str:
+    """The advice to bump ``version`` past every published one."""
+    newest = record.newest
+    top = max(version_key(version), version_key(newest.version)) if newest else version_key(version)
+    return f"bump the version in pyproject.toml (to {top[0]}.{top[1] + 1}.0) and build again"
 
 
 def newer_published(version: str, record: Record) -> str | None:
@@ -81,29 +102,52 @@ def newer_published(version: str, record: Record) -> str | None:
     if newest is None or version_key(newest.version) <= version_key(version):
         return None
     return (f"a newer release than this one ({version}) is published: {newest.version} ({newest.how}); "
-            f"build on it (--previous {newest.version}) with a version after it in pyproject.toml")
+            f"build on it (`python build_dataset.py build --previous {newest.version}`) with a version after it in "
+            "pyproject.toml")
 
 
-def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
-    """The newest published release's version and its ids (id -> first_release), as the manifest
-    its release commit holds lists them (None: not readable here, outside a clone)."""
-    newest = record.newest
-    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
+def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, str]] | None:
+    """The published release ``version``'s ids (id -> first_release), read from its release
+    commit in the record's clone: from the list its manifest keeps, else from its tables (a
+    release from before that list, or from before the ids table: its papers). None where it
+    cannot be read here (outside a clone, or no commit released it)."""
+    from ..core.guard import temporary_folder
+    from ..ingest.previous import read_ids
+    from .git import release_from_git
+
+    if version is None or record.clone is None or (commit := release_commit(version, record.clone)) is None:
         return None
     proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
     try:
-        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
-        return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
+        rows = json.loads(proc.stdout).get("ids") if proc.returncode == 0 else None
+    except (ValueError, AttributeError):
+        rows = None
+    if isinstance(rows, list):
+        try:
+            return version, {r[0]: r[3] for r in rows}
+        except (TypeError, IndexError, KeyError):
+            pass  # not the list a manifest keeps: the tables say
+    with temporary_folder() as tmp:
+        try:
+            _, ids = read_ids(release_from_git(commit, record.clone, tmp / "release", tables=("ids", "papers"))[0])
+        except (DumpError, ValueError):
+            return None  # the release commit does not read: its anchor was checked as it was built
+        return version, {r.id: r.first_release for r in ids}
 
 
-def since_published(ids, record: Record) -> dict:
-    """What the ids table says changed since the newest published release: ids first released
-    after it, and ids merged or removed after it."""
-    versions = record.versions()
+def since_published(ids, record: Record, previous: PreviousRelease | None = None) -> dict:
+    """What the ids table says changed since the newest published release (``since``): ids first
+    released after it, and ids merged or removed after it. Where nothing is known as published
+    but the build is anchored to ``previous`` (``anchor``), the changes since that release."""
     newest = record.newest.version if record.newest else None
-    return {"since": newest,
+    if newest is None and previous is not None:
+        before = {r.id: r for r in previous.ids}
+        return {"since": None, "anchor": previous.version,
+                "added": sum(r.id not in before for r in ids),
+                "merged": sum(r.status == "merged" and (r.id not in before or before[r.id].status != "merged") for r in ids),
+                "removed": sum(r.status == "removed" and (r.id not in before or before[r.id].status != "removed") for r in ids)}
+    versions = record.versions()
+    return {"since": newest, "anchor": None,
             "added": sum(r.first_release not in versions for r in ids),
             "merged": sum(r.status == "merged" and r.retired_release not in versions for r in ids),
             "removed": sum(r.status == "removed" and r.retired_release not in versions for r in ids)}

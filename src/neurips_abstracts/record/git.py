@@ -11,13 +11,21 @@ from pathlib import Path
 from ..core.clones import git, git_text as text
 from ..core.errors import GitError
 from ..core.names import MANIFEST, SUMS, data_path
-from ..core.versions import TAG_RE, VERSION_RE
-from ..release.contents import CHANGELOG, changelog_date
+from ..core.versions import TAG_RE, VERSION_RE, release_tag
+from ..release.contents import CHANGELOG, changelog_date, released_versions
 
 
 def release_tags(repo: Path) -> list[str]:
     """The release tags (``v1.1.0``, ...) of ``repo``; none where git fails."""
     return [t for t in text(repo, "tag", "--list", "v[0-9]*").split() if TAG_RE.fullmatch(t)]
+
+
+def dated_versions(repo: Path) -> list[str]:
+    """The versions the CHANGELOG.md committed at ``repo``'s HEAD dates, newest first: a date in
+    the work tree alone (the release step's ``diff --write-changelog``, before its build and
+    commit) is not yet a release."""
+    proc = git(repo, "show", f"HEAD:{CHANGELOG}")
+    return released_versions(proc.stdout.decode("utf-8", "replace")) if proc.returncode == 0 else []
 
 
 def manifest_commit(repo: Path) -> str | None:
@@ -28,27 +36,22 @@ def manifest_commit(repo: Path) -> str | None:
 
 def release_commit(version: str, repo: Path) -> str | None:
     """The commit of ``repo``'s history that released ``version``: its tag ``vX.Y.Z`` where the
-    clone has one; else, read from dist/ alone, the first commit whose build manifest holds that
+    clone has one on a commit whose dist/ holds that version; else, read from dist/ alone, the first commit whose build manifest holds that
     version and whose CHANGELOG has a dated entry for it (the release step writes that entry,
     while pyproject.toml already names the next release between releases, so the first commit
     holding a version is usually not its release). For releases from before dated entries: the
     first commit holding the version with an entry for it, else the first holding it at all.
     None if no commit held it."""
-    tagged = text(repo, "rev-parse", "--verify", "--quiet", f"refs/tags/v{version}^{{commit}}")
-    if tagged:
-        return tagged
+    tagged = text(repo, "rev-parse", "--verify", "--quiet", f"refs/tags/{release_tag(version)}^{{commit}}")
+    if tagged and _held_version(repo, tagged) == version:
+        return tagged  # a tag moved onto another release's commit is no guide to this one's
     log = git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
     if log.returncode != 0:
         return None
     entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
     with_entry = first_held = None
     for commit in log.stdout.decode().split():
-        manifest = _show(repo, commit, MANIFEST)
-        try:
-            held = manifest is not None and json.loads(manifest).get("dataset_version") == version
-        except ValueError:
-            held = False
-        if held:
+        if _held_version(repo, commit) == version:
             changelog = (_show(repo, commit, CHANGELOG) or b"").decode("utf-8", "replace")
             if changelog_date(changelog, version):
                 return commit
@@ -57,16 +60,28 @@ def release_commit(version: str, repo: Path) -> str | None:
     return with_entry or first_held
 
 
+def _held_version(repo: Path, commit: str) -> str | None:
+    """The version of the release dist/ holds at ``commit`` (None: none reads there)."""
+    manifest = _show(repo, commit, MANIFEST)
+    try:
+        held = json.loads(manifest).get("dataset_version") if manifest is not None else None
+    except (ValueError, AttributeError):
+        return None
+    return held if isinstance(held, str) else None
+
+
 def _show(repo: Path, revision: str, rel: str) -> bytes | None:
     proc = git(repo, "show", f"{revision}:dist/{rel}")
     return proc.stdout if proc.returncode == 0 else None
 
 
-def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
+def release_from_git(spec: str, repo: Path, into: Path, tables: tuple[str, ...] | None = None) -> tuple[Path, str]:
     """The committed dist/ of a released version (``1.1.0``, ``v1.1.0``) or a git revision of
     ``repo``, written into ``into`` (its SHA256SUMS and every file it lists; for a release from
     before SHA256SUMS, its manifest and tables) to be read as a folder; with the commit read.
-    The one reader of a committed dist/."""
+    ``tables``: only the files of these tables, besides SHA256SUMS and the manifest (what
+    ``read_ids`` reads). The one reader of a committed dist/."""
+    from ..core.names import table_folder
     from ..core.schema import TABLES
 
     revision: str | None = spec
@@ -85,6 +100,9 @@ def release_from_git(spec: str, repo: Path, into: Path) -> tuple[Path, str]:
     into.mkdir(parents=True, exist_ok=True)
     if sums is not None:
         (into / SUMS).write_bytes(sums)
+    if tables is not None:
+        folders = tuple(f"{table_folder(t)}/" for t in tables)
+        listed = [rel for rel in listed if rel == MANIFEST or rel.startswith(folders)]
     for rel in listed:
         parts = rel.replace("\\", "/").split("/")
         if rel.startswith("/") or ".." in parts or (parts[0][1:2] == ":" and parts[0][:1].isalpha()):

@@ -31,6 +31,7 @@ class Record:
     project: Path | None  # the folder holding raw/ (for its git history's evidence)
     # outside any clone, the clone of the checkout the package runs from (its own record), if any
     package: Path | None = None
+    clones: tuple[Path, ...] = ()  # every clone of the project read (the one holding the release written, raw/'s)
 
     @property
     def newest(self) -> Published | None:
@@ -54,9 +55,10 @@ class Record:
         """Why the record says the project has published (None: nothing says so)."""
         if self.newest is not None:
             return self.newest.how
-        if self.clone is not None:
-            if commit := manifest_commit(self.clone):
-                return f"commit {commit} holds dist/{MANIFEST}"
+        for clone in self.clones or ((self.clone,) if self.clone is not None else ()):
+            if commit := manifest_commit(clone):
+                return f"commit {commit} of {clone} holds dist/{MANIFEST}" if len(self.clones) > 1 else \
+                    f"commit {commit} holds dist/{MANIFEST}"
         return None
 
     def restore_advice(self, folder: Path) -> str:

@@ -59,10 +59,11 @@ from .checks import (  # noqa: F401 - the record's API
     check_anchor,
     check_build,
     newer_published,
-    newest_published_ids,
+    published_ids,
     since_published,
 )
 from .git import (
+    dated_versions,
     release_commit,
     release_from_git,
     release_tags,
@@ -75,17 +76,17 @@ if TYPE_CHECKING:
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
 
-def project_clone(raw: str | Path | None, out: str | Path | None) -> Path | None:
-    """The clone of the project a command works on: the one holding the release being written,
-    else the one whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's);
-    a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/."""
-    if (clone := clone_of(out)) is not None:
-        return clone
+def project_clones(raw: str | Path | None, out: str | Path | None) -> tuple[Path, ...]:
+    """The clones of the project a command works on: the one holding the release being written,
+    and the one whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's);
+    a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/. Both
+    count: a release written into another repository is still measured against the project's."""
+    found = [clone] if (clone := clone_of(out)) is not None else []
     if raw is not None:
         real = Path(raw).resolve()
         if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
-            return clone
-    return None
+            found.append(clone)
+    return tuple(dict.fromkeys(found))
 
 
 def _package_changelog() -> str | None:
@@ -116,19 +117,21 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
     """The record as known from the release being written (``out``), ``raw`` and the release
     folders at hand (``out`` and ``beside``, the one beside raw/: each says what its manifest
     says of itself)."""
-    clone = project_clone(raw, out)
+    clones = project_clones(raw, out)
     if beside is None and raw is not None:
         beside = release_beside(raw)
     releases = tuple(f for f in (out, beside) if f is not None)
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, Path | None]] = {}  # version -> how it is known, and the clone that knows it
 
-    def add(version: str, how: str) -> None:
+    def add(version: str, how: str, clone: Path | None = None) -> None:
         if VERSION_RE.fullmatch(version):
-            found.setdefault(version, how)
+            found.setdefault(version, (how, clone))
 
-    def add_tags(repo: Path, of: str = "") -> None:
+    def add_clone(repo: Path, of: str = "", name: str = CHANGELOG) -> None:
         for tag in release_tags(repo):
-            add(tag[1:], f"git tag {tag}{of}")
+            add(tag[1:], f"git tag {tag}{of}", repo)
+        for v in dated_versions(repo):  # committed: a date in the work tree alone is not a release yet
+            add(v, f"{name} dates version {v}", repo)
 
     def add_dated(path: Path, name: str) -> None:
         if path.is_file():
@@ -136,19 +139,20 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
                 add(v, f"{name} dates version {v}")
 
     project = Path(raw).absolute().parent if raw is not None else None
-    if clone is not None:
-        add_tags(clone)
-        add_dated(clone / CHANGELOG, CHANGELOG)
-    else:  # the project folders at hand: the one holding the release written, and the one holding raw/
+    for clone in clones:
+        add_clone(clone)
+    # outside a clone of the project (raw/ in none; with no raw/, no clone at all): the record at hand
+    outside = (project_clones(raw, None) == ()) if raw is not None else not clones
+    if outside:  # the project folders at hand, those in no clone: the one holding the release written, raw/'s
         homes = [Path(out).absolute().parent] if out is not None else []
         homes += [Path(raw).absolute().parent, Path(raw).resolve().parent] if raw is not None else []  # project
         for home in dict.fromkeys(homes):
-            add_dated(home / CHANGELOG, CHANGELOG)
-    package = _package_clone() if clone is None else None
+            if clone_of(home) is None:
+                add_dated(home / CHANGELOG, CHANGELOG)
+    package = _package_clone() if outside else None
     if package is not None:  # running from a checkout: its tags and CHANGELOG are the package's own record
-        add_tags(package, f" of the package's checkout {package}")
-        add_dated(package / CHANGELOG, f"the package's {CHANGELOG} ({package / CHANGELOG})")
-    if clone is None:
+        add_clone(package, f" of the package's checkout {package}", f"the package's {CHANGELOG} ({package / CHANGELOG})")
+    if outside:
         if (bundled := _package_changelog()) is not None:
             for v in released_versions(bundled):
                 add(v, f"the package's {CHANGELOG} dates version {v}")
@@ -157,7 +161,11 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
             if dated:
                 add(dated, f"{folder}/{CHANGELOG} dates version {dated}, the release's own")
     ordered = sorted(found.items(), key=lambda kv: version_key(kv[0]), reverse=True)
-    return Record(clone, tuple(Published(v, how) for v, how in ordered), project, package)
+    # releases are read from the clone that knows the newest one (the project's, when a release
+    # is written into another repository), else the first
+    reading = next((clone for _, (_, clone) in ordered if clone is not None and clone in clones), None)
+    return Record(reading or (clones[0] if clones else None), tuple(Published(v, how) for v, (how, _) in ordered),
+                  project, package, clones)
 
 
 def _manifest_version(folder: Path) -> str | None:
@@ -185,8 +193,9 @@ def killed_build_left(folder: str | Path) -> str | None:
     litter = moved_aside(Path(folder))
     if litter is None:
         return None
+    out = "" if resolve(Path(folder)) == resolve(Path("dist")) else f" --out {folder}"  # a build writing it restores it
     return (f"missing: a build killed between its renames left it moved aside as {litter.name}; "
-            "the next `python build_dataset.py build` restores it")
+            f"the next `python build_dataset.py build{out}` restores it")
 
 
 def locate_release(spec: str, record: Record, into: Path, local: tuple[Path, ...] | list[Path] = ()) -> tuple[Path, str | None]:

@@ -49,17 +49,18 @@ def latest_release(changelog: str) -> str | None:
 
 def missing_entry(changelog: str, version: str, in_checkout: bool = True) -> str | None:
     """Why ``version`` may not be published when CHANGELOG.md has no dated entry for it (None: it
-    has one), and the release step that writes it: in a checkout of the project (``in_checkout``),
-    the command; an installed package's CHANGELOG.md, which its builds copy, is dated only where it
-    was made. A release dates itself: outside a clone, the published record knows a release by the
+    has one), and the release step that writes it: in a git clone of the project's checkout
+    (``in_checkout``), the command; elsewhere (an installed package, an unpacked sdist) the
+    package's CHANGELOG.md, which its builds copy, is dated only in such a clone. A release dates itself: outside a clone, the published record knows a release by the
     date its own CHANGELOG.md gives it, so one published undated could have ids minted under its
     version by a later build."""
     if changelog_date(changelog, version):
         return None
     why = "a release dates itself: a copy of it outside git is known as published by that date alone"
     if not in_checkout:
-        return (f"CHANGELOG.md has no dated entry for {version}, and the installed package's, which its builds copy, "
-                f"cannot get one: publish from a checkout of the project at its release commit ({why})")
+        return (f"CHANGELOG.md has no dated entry for {version}, and the package's, which its builds copy, cannot get "
+                f"one here (no git clone of the project's checkout): publish from a clone of the project at its release "
+                f"commit ({why})")
     previous = latest_release(changelog) or "<previous version>"
     return (f"CHANGELOG.md has no dated entry for {version}: write it with `python build_dataset.py diff {previous} "
             f"dist --write-changelog`, build again and commit ({why})")
