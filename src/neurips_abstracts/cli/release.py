@@ -201,7 +201,11 @@ def diff(old, new, fmt, write_changelog) -> None:
     committed dist/). A version (1.0.0 or v1.0.0) needs no tag: it is the first commit in git
     history whose dist/build_manifest.json holds it with a dated CHANGELOG entry for it (the
     release commit; for a release from before dated entries, the first commit holding it).
-    Markdown is ready for a pull-request comment.
+    Outside a git clone (an unpacked sdist) a version is, as for build, the release folder at
+    hand of that version (./dist, else the dist/ beside a side given as a folder, never that
+    side itself), else the package's own checkout's, else the Hub's tag. Each side is
+    checked as a build checks the release it keeps (SHA256SUMS, the manifest's counts and ids):
+    a damaged one is refused, naming the file. Markdown is ready for a pull-request comment.
 
     \b
     Example:
@@ -211,11 +215,11 @@ def diff(old, new, fmt, write_changelog) -> None:
     import json
 
     from ..core.resources import checkout
-    from ..record.diff import compare, load_side, to_markdown, write_changelog as add_entry
+    from ..record.diff import compare, load_side, local_releases, to_markdown, write_changelog as add_entry
     from ..release.contents import CHANGELOG
 
     try:
-        d = compare(load_side(old), load_side(new))
+        d = compare(load_side(old, local=local_releases(new)), load_side(new, local=local_releases(old)))
         if write_changelog:
             if (root := checkout()) is None:  # an installed package: its CHANGELOG is a copy inside the wheel
                 raise DumpError(CHANGELOG, f"--write-changelog edits the project's {CHANGELOG}: run it from a checkout")
