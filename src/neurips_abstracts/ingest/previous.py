@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_folder, table_paths
+from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_table_paths, table_folder, table_paths
 from .sidecar import DumpMeta
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
@@ -288,20 +288,6 @@ def _table(path: Path, pq, columns: list[str] | None = None):
 
 
 BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
-
-
-def previous_release(
-    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
-) -> PreviousRelease | None:
-    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
-    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
-    first release."""
-    if previous is None or isinstance(previous, PreviousRelease):
-        return previous
-    if previous == BESIDE_RAW:
-        beside = release_beside(raw_dir)
-        return read_previous(beside) if is_release(beside) else None
-    return release_at(previous)
 
 
 def release_at(folder: str | Path, named: Callable[[str], str] | None = None,
