@@ -69,9 +69,9 @@ def test_messages_name_the_command_as_invoked(tmp_path):
     import subprocess
     import sys
 
-    from tests.helpers import ROOT, make_dump
-
     from neurips_abstracts.build import build
+
+    from tests.helpers import ROOT, make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()
