@@ -81,7 +81,8 @@ def test_the_card_says_what_sha256sums_lists(seeds_dist):
 def test_the_commands_that_need_git_are_named_and_say_so(tmp_path):
     said = " ".join(README.split())
     assert ("except where git is needed: `diff` of a released version or git revision reads the history of a git "
-            "clone of the project (`diff` of two release folders works anywhere), and `publish` releases a commit, "
+            "clone of the project (`diff` of two release folders works anywhere, and outside a clone a released "
+            "version is the `dist/` at hand of that version, as for `build`), and `publish` releases a commit, "
             "so it runs in a git work tree.") in said
     import pytest
 

@@ -69,11 +69,16 @@ def test_messages_name_the_command_as_invoked(tmp_path):
     import subprocess
     import sys
 
+    from neurips_abstracts.build import build
+
     from tests.helpers import ROOT, make_dump
 
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "000_0123456789abcdef.txt").write_bytes(make_dump(["An abstract about sparse attention for long genomes."]))
+    # its release beside it: the package run in a process of its own is this checkout, whose
+    # record has published, so without one validate (as build) refuses the missing release first
+    build(raw, tmp_path / "dist", previous=None)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     module = subprocess.run([sys.executable, "-m", "neurips_abstracts", "validate", "--raw", str(raw)],
                             capture_output=True, text=True, env=env, cwd=tmp_path)

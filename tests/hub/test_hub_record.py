@@ -266,3 +266,50 @@ def test_the_record_with_the_hubs_tags_is_one_record_newest_first():
     for bad in ("hub:latest", "1.1", "hub:", "v1.1.0-rc1"):
         with pytest.raises(ValueError):
             hub_tag(bad)
+
+
+def test_verify_hub_reports_this_versions_tag_on_other_content_as_publish_refuses_it(project, hub):
+    """Issue 41 review: this version's tag on the Hub naming other files than the release made
+    publish refuse ("already exists … with other content"), while verify --hub, which promises
+    what publish would refuse, passed: the rule is the record's now, one for both."""
+    files = folder_bytes(project / "dist")
+    put_release(hub, files, tag=TAG)
+    proc = run_process("verify", str(project / "dist"), "--hub", env=hub_env(hub, project))
+    assert proc.returncode == 0, proc.stderr
+    assert f"{TAG} holds these very files" in proc.stdout, proc.stdout
+    other = put_release(hub, {**files, "README.md": files["README.md"] + b"\nEdited after the release.\n"}, tag=TAG)
+    expected = (f"tag {TAG} already exists on commit {other.oid[:12]} with other content; bump the version in "
+                "pyproject.toml, or pass --force-tag to move it")
+    proc = run_process("verify", str(project / "dist"), "--hub", env=hub_env(hub, project))
+    assert proc.returncode == 1 and f"hub: {expected}\n" in proc.stderr, proc.stderr
+    assert f"would be refused by publish to {hub_repo()} (1 problem)" in proc.stderr
+    proc = publish(project, hub)
+    assert proc.returncode == 1 and expected in proc.stderr, proc.stderr
+    assert hub.commits_received() == [] and hub.repos[hub_repo()].tags[TAG] == other.oid
+
+
+def test_verify_hub_compares_the_release_publish_would_send_to_another_repository(project, hub):
+    """The review's repro: published as alice/t1 (the documents rendered for that repository),
+    then rebuilt under the same version with other content and committed. verify --hub --repo-id
+    alice/t1 said the tag was where publish put it, exit 0, while publish refused. verify now
+    compares the tag with what publish would send there, rendered for alice/t1 as publish renders
+    it from the raw/ beside DIST: the same files pass, other ones are named."""
+    from tests.helpers import git
+    from tests.helpers.hub import released_process
+
+    assert publish(project, hub, "--repo-id", "alice/t1").returncode == 0
+    tagged = hub.repos["alice/t1"].tags[TAG]
+    env = hub_env(hub, project)
+    # the package as publish ran it (its CHANGELOG dated), which the release rendered for alice/t1 quotes
+    proc = released_process("verify", str(project / "dist"), "--hub", "--repo-id", "alice/t1", env=env)
+    assert proc.returncode == 0 and f"{TAG} holds these very files" in proc.stdout, proc.stdout + proc.stderr
+    (project / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["Another new abstract about kernel methods."]))
+    build(project / "raw", project / "dist")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "new dump, same version")
+    expected = f"tag {TAG} already exists on commit {tagged[:12]} with other content"
+    proc = released_process("verify", str(project / "dist"), "--hub", "--repo-id", "alice/t1", env=env)
+    assert proc.returncode == 1 and f"hub: {expected}" in proc.stderr, proc.stdout + proc.stderr
+    proc = publish(project, hub, "--repo-id", "alice/t1")
+    assert proc.returncode == 1 and expected in proc.stderr, proc.stderr
+    assert hub.repos["alice/t1"].tags[TAG] == tagged

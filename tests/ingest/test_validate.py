@@ -4,6 +4,7 @@ pass. What validate and the build say of bad dumps and bad raw folders is in tes
 and test_bad_raw_folders.py."""
 
 import json
+import shutil
 
 import pytest
 
@@ -170,3 +171,34 @@ def test_invisible_line_is_a_separator_and_a_warning(tmp_path):
     assert proc.returncode == 0 and f"{path}:4: warning: line holding only invisible characters (U+200B)" in proc.stdout
 
 
+
+
+def test_validate_measures_dumps_against_the_release_the_build_anchors_to(tmp_path, monkeypatch):
+    """Issue 41 review: validate read the dist/ beside raw/ alone, the build the published record.
+    With dist/ checked out from 1.0.0 after 1.1.0 was tagged, a metadata file contradicting the
+    facts 1.1.0 published passed validate (0 errors), while the build, anchored to 1.1.0 read from
+    git, refused it. validate now measures dumps against the release the build anchors to, and
+    says what the build says."""
+    from tests.record.test_record import SECOND, git, make_history, one_line_refusal
+
+    history = make_history(tmp_path, monkeypatch, withdraw=False)  # SECOND first published in 1.1.0
+    git(history, "checkout", "v1.0.0", "--", "dist")
+    meta = history / "raw" / f"{SECOND}.json"
+    facts = json.loads(meta.read_text())
+    facts["crawled_at"] = "2026-11-01"
+    meta.write_text(json.dumps(facts, indent=2) + "\n")
+    refusal = one_line_refusal(history, "build")
+    said = "crawled_at 2026-11-01 (published: null): the release in dist/ (version 1.1.0) published these bytes"
+    assert f"{SECOND}.json" in refusal and said in refusal, refusal
+    proc = run_cli("validate", cwd=history)
+    errors = [line for line in proc.stdout.splitlines() if ": error: " in line]
+    assert proc.returncode == 1 and len(errors) == 1, proc.stdout + proc.stderr
+    assert errors[0].startswith(f"raw/{SECOND}.json: error: ") and said in errors[0] and errors[0].endswith("[edited]")
+    # where the build refuses the release itself (none, though the project has published), so does validate
+    shutil.rmtree(history / "dist")
+    refusal = one_line_refusal(history, "build")
+    proc = run_cli("validate", "--format", "json", cwd=history)
+    found = json.loads(proc.stdout)
+    assert proc.returncode == 1 and found["errors"] == 1, proc.stdout
+    error = next(f for f in found["findings"] if f["severity"] == "error")
+    assert error["code"] == "no-previous" and refusal.endswith(f"{error['file']}: error: {error['message']}"), (refusal, error)

@@ -83,16 +83,24 @@ def test_diff_reads_git_revisions(builds, tmp_path):
 
 
 def _commit_dist(repo, source, version, changelog, message):
-    """Commit ``source`` as ``repo``'s dist/, its manifest at ``version``, its changelog ``changelog``."""
+    """Commit ``source`` as ``repo``'s dist/, its manifest at ``version``, its changelog
+    ``changelog``: an intact release of that version (diff reads each side as a build reads the
+    release it keeps), as from before the ids table, whose counts do not depend on the version."""
     import shutil
+
+    from neurips_abstracts.core.names import SUMS
+    from neurips_abstracts.release.contents import sha256sums
 
     env = ["-c", "user.name=t", "-c", "user.email=t@x"]
     shutil.rmtree(repo / "dist", ignore_errors=True)
     shutil.copytree(source, repo / "dist")
+    if (repo / "dist" / "data" / "ids").is_dir():
+        _as_release_before_the_ids_table(repo / "dist")
     manifest = json.loads((repo / "dist" / "build_manifest.json").read_text())
     manifest["dataset_version"] = version
     (repo / "dist" / "build_manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     (repo / "dist" / "CHANGELOG.md").write_text(changelog)
+    (repo / "dist" / SUMS).write_text(sha256sums(repo / "dist"))
     subprocess.run(["git", "-C", str(repo), *env, "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(repo), *env, "commit", "-qm", message], check=True)
     return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
@@ -238,3 +246,116 @@ def test_diff_reads_parquet_without_leaving_python_memory_to_arrow(releases, tmp
     run = run_process("diff", str(releases["dist"]), str(tmp_path / "new"), "--format", "json")
     assert run.returncode == 0, run.stderr
     assert len(json.loads(run.stdout)["added"]) == 1
+
+
+def _damage(dist, how):
+    """``dist`` damaged as a build, check and ``add --dry-run`` refuse it: the ids table deleted
+    (its line in SHA256SUMS kept, or removed with it), or a manifest count that disagrees with the
+    tables (SHA256SUMS rewritten to match). Returns the file the refusal names and what it says."""
+    from neurips_abstracts.core.names import MANIFEST, SUMS, data_path
+    from neurips_abstracts.release.contents import sha256sums
+
+    if how.startswith("ids deleted"):
+        shutil.rmtree(dist / "data" / "ids")
+        if how == "ids deleted":
+            return data_path("ids"), f"missing (listed in {SUMS})"
+        sums = dist / SUMS
+        sums.write_text("".join(line + "\n" for line in sums.read_text().splitlines() if "data/ids/" not in line))
+        return data_path("ids"), f"missing, but {MANIFEST} lists the release's ids: the release is damaged"
+    manifest = json.loads((dist / MANIFEST).read_text())
+    manifest["counts"]["papers"] -= 1
+    (dist / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (dist / SUMS).write_text(sha256sums(dist))
+    return MANIFEST, f"counts.papers is {manifest['counts']['papers']}, but the papers table holds"
+
+
+@pytest.mark.parametrize("side", ["old", "new"])
+@pytest.mark.parametrize("how", ["ids deleted", "ids deleted with its sums line", "counts disagree"])
+def test_diff_refuses_a_damaged_release_and_writes_no_changelog(builds, tmp_path, monkeypatch, how, side):
+    """Issue 41 review: with its ids table deleted, a release read as one from before the ids
+    table and diffed, exit 0, and `--write-changelog` wrote an entry from it; its SHA256SUMS and
+    manifest were never asked. Each side is now read with the build's own integrity checks."""
+    from neurips_abstracts.core import resources
+
+    tmp, *_ = builds
+    folders = {"old": tmp_path / "old", "new": tmp_path / "new"}
+    for name, folder in folders.items():
+        shutil.copytree(tmp / name, folder)
+    named, said = _damage(folders[side], how)
+    checkout = tmp_path / "checkout"  # --write-changelog edits the checkout's CHANGELOG.md: this one
+    checkout.mkdir()
+    (checkout / "CHANGELOG.md").write_text("# Changelog\n\n## 1.0.0 (2026-11-29)\n\n- First release.\n")
+    before = (checkout / "CHANGELOG.md").read_bytes()
+    monkeypatch.setattr(resources, "checkout", lambda: checkout)
+    for extra in ([], ["--write-changelog"]):
+        proc = run_cli("diff", str(folders["old"]), str(folders["new"]), *extra, cwd=tmp_path)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1, (proc.returncode, proc.stdout[:300], proc.stderr)
+        assert lines[0].startswith(f"{folders[side]}/{named}: error: {said}"), lines[0]
+        assert "build with --previous" not in lines[0], lines[0]  # diff's way out, not the build's
+        assert proc.stdout == ""
+    assert (checkout / "CHANGELOG.md").read_bytes() == before
+
+
+def _as_release_before_the_ids_table(dist):
+    """``dist`` rewritten as the releases from before the ids table were (1.0.0): no ids table,
+    no registry of dumps, a manifest that lists no ids and counts none, its SHA256SUMS as it
+    listed them. Not damaged: its manifest says what it holds."""
+    from neurips_abstracts.core.names import MANIFEST, SUMS
+    from neurips_abstracts.release.contents import sha256sums
+
+    shutil.rmtree(dist / "data" / "ids")
+    manifest = json.loads((dist / MANIFEST).read_text())
+    for key in ("ids", "published_dumps", "unicode_version"):
+        manifest.pop(key, None)
+    manifest["counts"].pop("ids")
+    for item in manifest["inputs"]:
+        for key in ("added", "crawled_at", "source_url"):
+            item.pop(key, None)
+    (dist / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    (dist / SUMS).write_text(sha256sums(dist))
+
+
+def test_diff_reads_a_release_from_before_the_ids_table_from_git(builds, tmp_path):
+    """1.0.0, committed before the ids table existed, still diffs: an older format its manifest
+    declares is read (every paper its own id), a damaged release is not."""
+    tmp, *_ = builds
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    old = tmp_path / "old"
+    shutil.copytree(tmp / "old", old)
+    _as_release_before_the_ids_table(old)
+    released = _commit_dist(repo, old, "1.0.0", "# Changelog\n\n## 1.0.0 (2026-11-29)\n", "release 1.0.0")
+    proc = run_cli("diff", "1.0.0", str(tmp / "new"), "--format", "json", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    assert d["old"]["version"] == "1.0.0" and d["old"]["label"] == f"1.0.0 ({released[:12]})"
+    assert len(d["added"]) == 2 and d["removed"] == [] and d["merged"] == []
+
+
+def test_diff_names_a_version_by_the_release_at_hand_outside_a_clone(ws, monkeypatch):
+    """Issue 41 review: in an unpacked sdist (no git), `build --previous 1.2.0 --out built` read
+    ./dist, but `diff 1.2.0 built` said no release folder here is version 1.2.0 and asked the Hub.
+    diff now names a version as build does: the release folders at hand, here ./dist (the one
+    beside ./raw), and from elsewhere the dist/ beside a side given as a folder."""
+    from neurips_abstracts.core.resources import dataset_version
+    from neurips_abstracts.record import published
+
+    def no_hub(tag, into):
+        raise AssertionError(f"the Hub was asked for {tag}, though a release folder at hand is that version")
+
+    monkeypatch.setattr(published, "_from_hub", no_hub)
+    version = dataset_version()
+    assert json.loads((ws / "dist" / "build_manifest.json").read_text())["dataset_version"] == version
+    (ws / "raw" / "009_aaaaaaaaaaaaaaaa.txt").write_bytes(make_dump(["A new abstract on sparse attention for long genomes."]))
+    r = run_cli("build", "--previous", version, "--out", "built", cwd=ws)
+    assert r.returncode == 0, r.stderr
+    for spec in (version, f"v{version}"):
+        proc = run_cli("diff", spec, "built", "--format", "json", cwd=ws)
+        assert proc.returncode == 0, proc.stderr
+        assert len(json.loads(proc.stdout)["added"]) == 1
+    elsewhere = ws / "elsewhere"
+    elsewhere.mkdir()
+    proc = run_cli("diff", version, str(ws / "built"), "--format", "json", cwd=elsewhere)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["added"]) == 1

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from ..core.names import release_beside
 from ..core.resources import dataset_version
 from ..core.schema import pandera_schema
 from ..core.stages import no_timer
-from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, previous_release, read_previous
+from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous
 from ..record.published import Record, anchored_previous, check_build, since_published
 from .occurrences import Occurrences
 from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
@@ -86,20 +87,28 @@ def produce(
     previous: str | Path | PreviousRelease | None = BESIDE_RAW,
 ) -> BuildResult:
     """Run every stage and the contracts, without writing anything but the build's own spool
-    of raw texts (past its bound in memory, an unnamed temporary file: see ``Spool``); the
-    caller closes it (``result.occurrences.spool``).
+    of raw texts (past its bound in memory, an unnamed temporary file: see ``Spool``), and a
+    release read from git into a temporary folder removed on return; the caller closes the
+    spool (``result.occurrences.spool``).
 
-    Paper ids are anchored to the ``previous`` release (see ``previous_release``). Dumps are
+    Paper ids are anchored to the ``previous`` release: one already read (or None: the first
+    release) as given; one named (a folder, a version, ``BESIDE_RAW``) as ``build`` finds it
+    (``anchored_previous``: the published record's, refused where ``build`` refuses it). Dumps are
     read one at a time, as the build reaches them."""
     from .contracts import check
 
-    prev = previous_release(raw_dir, previous)
-    result = _run(raw_dir, config, stage, prev)
-    try:
-        check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
-    except BaseException:
-        result.occurrences.spool.close()
-        raise
+    with ExitStack() as held:
+        if previous is None or isinstance(previous, PreviousRelease):
+            prev = previous
+        else:  # a release read from git lives there while the build runs: read again where a dump differs from it
+            fetched = held.enter_context(temporary_folder())
+            prev = anchored_previous(raw_dir, previous, fetched / "previous")[1]
+        result = _run(raw_dir, config, stage, prev)
+        try:
+            check(result.papers, result.occurrences, result.stats["records"], ids=result.ids, previous=prev)
+        except BaseException:
+            result.occurrences.spool.close()
+            raise
     return result
 
 

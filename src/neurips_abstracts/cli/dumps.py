@@ -80,7 +80,9 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
     file or the release that published it (edited), a metadata file that is invalid, has no dump
     or changes published dates, anything else in the folder but .txt dumps and their .json
     metadata files (folders, other files, links out of it, which are never followed), no dump at
-    all. Warnings: a dump without a metadata file, control characters, HTML entities, lines of
+    all. Dumps in RAW are measured against the release a build of RAW keeps, found as build finds
+    it (the published record: a release newer than dist/ read from git; none where the project
+    has published is an error, as for build). Warnings: a dump without a metadata file, control characters, HTML entities, lines of
     only invisible characters (read as blank), records that look cut off, too short, a title, an
     author list or page furniture, and duplicates inside one dump. Each line reads
     `file:line[:column]: error|warning: message [code]`.
@@ -94,10 +96,18 @@ def validate(paths, fmt, venue, year, raw_dir) -> None:
     import os
 
     from ..core.config import DEFAULT_CONFIG
+    from ..core.guard import temporary_folder
+    from ..ingest.previous import BESIDE_RAW
     from ..ingest.validate import as_json, validate as run_validate
+    from ..record.published import anchored_previous
 
     config = dataclasses.replace(DEFAULT_CONFIG, venue=venue or DEFAULT_CONFIG.venue, year=year or DEFAULT_CONFIG.year)
-    findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir)
+    with temporary_folder() as fetched:  # a release read from git, kept while the dumps are measured against it
+        # The release a build of RAW anchors to, as the build finds it (the published record:
+        # a newer release read from git, a missing one refused), writing nothing: so whatever
+        # validate passes, the build accepts.
+        findings = run_validate(paths or [raw_dir], config, raw_dir=raw_dir,
+                                previous=lambda: anchored_previous(raw_dir, BESIDE_RAW, fetched / "previous")[1])
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if fmt == "json":
         click.echo(as_json(findings))

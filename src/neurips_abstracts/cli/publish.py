@@ -49,8 +49,8 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     step `diff --write-changelog`), no newer release is published, the git work tree is clean
     and a token is set; a dry run exits 1 for the same reasons. Before its commit it reads the Hub's last release tag
     and refuses if an id published there is missing from DIST or lost its history, if the tag
-    was moved, or if the branch holds commits made since the tag by anything but publish
-    (see `verify --hub`). A publish stopped by a Hub failure says in one line
+    was moved, if the branch holds commits made since the tag by anything but publish, or if
+    DIST's version is tagged on other content (unless --force-tag) (see `verify --hub`). A publish stopped by a Hub failure says in one line
     what the Hub holds; running it again finishes the release (it tags a commit an earlier run
     made, never committing twice). DIST names the repository in pyproject.toml
     (hub-repo); for another --repo-id the same build is rendered for that repository, and that

@@ -141,7 +141,10 @@ def _hub_version(value: str | None) -> str | None:
                    "newest) of the Hub repository and against the project's published record, as publish does before "
                    "its commit.")
 @click.option("--repo-id", default=None, help="The Hub repository for --hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
-def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
+@click.option("--raw", "raw_dir", default=None,
+              help="For --hub with another --repo-id than hub-repo: the dumps DIST was built from, to render the "
+                   "release for that repository as publish does  [default: the raw/ beside DIST].")
+def verify(dist_dir: str, hub_version: str | None, repo_id: str | None, raw_dir: str | None) -> None:
     """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
 
     Exits 1 and lists every problem: a file changed, missing or unlisted, metadata describing
@@ -151,7 +154,9 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
     With --hub, also what publish would refuse on the Hub: an id published in the tagged release
     missing from DIST or with another history, a tag moved, commits after the newest tag that
     publish did not make, a newer release published (a Hub tag, or a git tag or dated CHANGELOG
-    entry of the project's record). HF_ENDPOINT selects another Hub.
+    entry of the project's record), DIST's own version tagged on other files than publish would
+    send (for another --repo-id, DIST rendered for it from RAW, as publish renders it).
+    HF_ENDPOINT selects another Hub.
 
     \b
     Example:
@@ -162,23 +167,31 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
 
     problems = run_verify(dist_dir)
     if hub_version is not None and not problems:
+        from ..core.errors import ProjectError
+        from ..core.guard import temporary_folder
         from ..core.resources import hub_repo
+        from ..hub.staging import what_publish_sends
         from ..record.published import check_against_hub
 
+        dist, repo = Path(dist_dir), repo_id or hub_repo()
         try:
-            record, found = check_against_hub(Path(dist_dir), repo_id or hub_repo(),
-                                              None if hub_version == "newest" else hub_version)
-        except DumpError as exc:
+            with temporary_folder() as tmp:
+                upload = what_publish_sends(Path(raw_dir) if raw_dir else dist.parent / "raw", dist, repo, tmp / "release")
+                record, found = check_against_hub(dist, repo, None if hub_version == "newest" else hub_version,
+                                                  upload=upload)
+        except ProjectError as exc:  # the Hub unread, or the release not rendered for the repository
             fail(exc)
         for line in found:
             click.echo(f"hub: {line}", err=True)
         if found:
             click.echo(f"{dist_dir}/ would be refused by publish to {record.repo_id} ({plural(len(found), 'problem')})", err=True)
             sys.exit(1)
+        own = (f"{record.release} holds these very files" if record.release_commit is not None else
+               f"{record.release} is not on the Hub yet")
         click.echo(f"hub: {record.repo_id} holds no release tag yet" if record.tag is None else
                    f"hub: {dist_dir}/ keeps every id {record.tag} of {record.repo_id} published, with its history; "
-                   f"the tag is where publish put it, no commit after it is one publish did not make, and no newer "
-                   f"release is published")
+                   f"the tag is where publish put it, no commit after it is one publish did not make, {own}, and no "
+                   f"newer release is published")
     for problem in problems:
         click.echo(f"{dist_dir}/{problem}", err=True)
     if problems:
@@ -202,7 +215,11 @@ def diff(old, new, fmt, write_changelog) -> None:
     committed dist/). A version (1.0.0 or v1.0.0) needs no tag: it is the first commit in git
     history whose dist/build_manifest.json holds it with a dated CHANGELOG entry for it (the
     release commit; for a release from before dated entries, the first commit holding it).
-    Markdown is ready for a pull-request comment.
+    Outside a git clone (an unpacked sdist) a version is, as for build, the release folder at
+    hand of that version (./dist, else the dist/ beside a side given as a folder, never that
+    side itself), else the package's own checkout's, else the Hub's tag. Each side is
+    checked as a build checks the release it keeps (SHA256SUMS, the manifest's counts and ids):
+    a damaged one is refused, naming the file. Markdown is ready for a pull-request comment.
 
     \b
     Example:
@@ -212,11 +229,11 @@ def diff(old, new, fmt, write_changelog) -> None:
     import json
 
     from ..core.resources import checkout
-    from ..record.diff import compare, load_side, to_markdown, write_changelog as add_entry
+    from ..record.diff import compare, load_side, local_releases, to_markdown, write_changelog as add_entry
     from ..release.contents import CHANGELOG
 
     try:
-        d = compare(load_side(old), load_side(new))
+        d = compare(load_side(old, local=local_releases(new)), load_side(new, local=local_releases(old)))
         if write_changelog:
             if (root := checkout()) is None:  # an installed package: its CHANGELOG is a copy inside the wheel
                 raise DumpError(CHANGELOG, f"--write-changelog edits the project's {CHANGELOG}: run it from a checkout")

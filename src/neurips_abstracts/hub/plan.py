@@ -1,26 +1,15 @@
-"""What a publish would change on the Hub: the release's files and the Hub's compared by content,
-the plan of one commit that makes them equal, and which repository ids the Hub accepts."""
+"""What a publish would change on the Hub: the plan of one commit that makes the Hub's files the
+release's (compared by content: ``record.files``), and which repository ids the Hub accepts."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.names import MANIFEST
-from ..core.sums import sha256_file
-
-KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted
-
-
-@dataclass(frozen=True)
-class LocalFile:
-    path: str
-    size: int
-    sha256: str
-    git_oid: str  # what the Hub reports as a regular file's oid
+from ..record.files import KEEP_REMOTE, LocalFile, Remote, local_files, same_content
 
 
 @dataclass(frozen=True)
@@ -60,19 +49,6 @@ def repo_id_problem(repo_id: str) -> str | None:
     return None
 
 
-def git_blob_oid(path: Path) -> str:
-    data = path.read_bytes()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def local_files(dist: Path) -> list[LocalFile]:
-    return [
-        LocalFile(p.relative_to(dist).as_posix(), p.stat().st_size, sha256_file(p), git_blob_oid(p))
-        for p in sorted(dist.rglob("*"))
-        if p.is_file()
-    ]
-
-
 def release_message(dist: Path) -> tuple[str, str, str]:
     """(version, commit message, commit description) from the build manifest."""
     manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
@@ -85,28 +61,6 @@ def release_message(dist: Path) -> tuple[str, str, str]:
     from ..record.hub import PUBLISH_TITLE
 
     return version, PUBLISH_TITLE.format(tag=f"v{version}"), description
-
-
-Remote = dict[str, tuple[str, str | None]]  # path -> (git blob id, LFS sha256 or None)
-
-
-def remote_files(tree) -> Remote:
-    """The files of a ``list_repo_tree`` answer, without the repository's own settings."""
-    return {
-        f.path: (f.blob_id, f.lfs.sha256 if f.lfs else None)
-        for f in tree
-        if hasattr(f, "blob_id") and f.path not in KEEP_REMOTE
-    }
-
-
-def same_content(local: LocalFile, remote: tuple[str, str | None]) -> bool:
-    """For an LFS file the Hub's blob id is that of the pointer, so the sha256 is what identifies it."""
-    blob_id, lfs_sha256 = remote
-    return local.sha256 == lfs_sha256 if lfs_sha256 else local.git_oid == blob_id
-
-
-def same_files(local: list[LocalFile], remote: Remote) -> bool:
-    return {f.path for f in local} == set(remote) and all(same_content(f, remote[f.path]) for f in local)
 
 
 def make_plan(dist: Path, repo_id: str, revision: str, remote: Remote | None) -> Plan:

@@ -36,10 +36,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
+from ..record.files import local_files, remote_files, same_files
 from .client import HubClient, HubUnavailable, PublishConfig, PublishError  # noqa: F401 (callers import them here)
-from .plan import Plan, local_files, make_plan, remote_files, render_plan, same_files
+from .plan import Plan, make_plan, render_plan
 
 if TYPE_CHECKING:
+    from ..record.hub import HubRecord
     from ..record.model import Record
 
 
@@ -156,32 +158,21 @@ def _read(hub: HubClient, dist: Path, repo_id: str, revision: str, private: bool
         )
         plan = make_plan(dist, repo_id, revision, remote_files(tree))
         hub.log(render_plan(plan, remote_known=True))
-        _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits,
-                          same_files(local_files(dist), remote_files(tree)), record)
-        tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
-        move_tag = False
-        if tagged is not None:
-            tag_tree = tree if tagged == head else hub.call(
-                "read tagged files",
-                lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=tagged, recursive=True)),
-            )
-            if not same_files(local_files(dist), remote_files(tag_tree)):
-                if not force_tag:
-                    raise PublishError(
-                        f"tag {plan.tag} already exists on commit {tagged[:12]} with other content; bump the version "
-                        "in pyproject.toml, or pass --force-tag to move it"
-                    )
-                move_tag = True
-    return HubState(head, plan, tagged, move_tag)
+        found = _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits, force_tag,
+                                  same_files(local_files(dist), remote_files(tree)), {head: tree}, record)
+    # past the record's check, this version's tag on other files is one --force-tag moves
+    return HubState(head, plan, found.release_commit, found.tags_other_files(dist))
 
 
 def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
-                      head_is_ours: bool, record: Record) -> None:
-    """Refuse, naming what, unless the release keeps the promises of the Hub's release tag it is
-    measured against (``tag`` itself where it holds a release, so a ``--force-tag`` is checked
-    against what the tag points at now; else the newest tag before it), no newer release is
-    published in ``record`` or on the Hub, and the branch holds only publish's commits since the
-    tag (``record.published.against_hub``)."""
+                      force_tag: bool, head_is_ours: bool, trees: dict[str, list], record: Record) -> HubRecord:
+    """The Hub's record (``record.hub.read_record``; ``trees``: the listings already read, the
+    head's), once checked: refuse, naming what, unless the release keeps the promises of the
+    Hub's release tag it is measured against (``tag`` itself where it holds a release, so a
+    ``--force-tag`` is checked against what the tag points at now; else the newest tag before
+    it), no newer release is published in ``record`` or on the Hub, the branch holds only
+    publish's commits since the tag, and ``tag``, if the Hub holds it, names these very files
+    or ``force_tag`` moves it (``record.published.against_hub``)."""
     from ..core.errors import DumpError
     from ..core.guard import temporary_folder
     from ..record.hub import read_record
@@ -190,14 +181,15 @@ def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, r
     with temporary_folder() as fetched:
         try:
             found = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call,
-                                head_is_ours=head_is_ours)
+                                head_is_ours=head_is_ours, release=tag, trees=trees)
         except DumpError as exc:
             raise PublishError(f"refused: {exc}") from None
-        problems = against_hub(found, record, dist, tag[1:], discard_edits)[1]
+        problems = against_hub(found, record, dist, tag[1:], discard_edits, force_tag)[1]
     if problems:
         raise PublishError("refused: " + "; ".join(problems))
     if found.tag is not None:
         hub.log(f"The Hub's {found.tag} ({(found.commit or '')[:12]}): every id it published is kept, with its history.")
+    return found
 
 
 def _send(hub: HubClient, dist: Path, repo_id: str, revision: str, state: HubState, holds: Holds) -> str:

@@ -62,6 +62,17 @@ def stage_release(raw: Path, dist: Path, repo_id: str, out: Path) -> None:
             raise PublishError(f"staged {table_folder(table)}/ differs from {dist}'s: rebuild {dist} first")
 
 
+def what_publish_sends(raw: Path, dist: Path, repo_id: str, into: Path) -> Path:
+    """The folder holding the files a publish of ``dist`` to ``repo_id`` would send, for
+    ``verify --hub`` to compare with the Hub's: ``dist`` itself for the project's own repository
+    (``publish`` stages a byte copy of it), else the release rendered for ``repo_id`` from ``raw``
+    into ``into`` (``stage_release``, as ``publish`` stages it)."""
+    if staged_as_copy(repo_id):
+        return dist
+    stage_release(raw, dist, repo_id, into)
+    return into
+
+
 def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
     """Reasons to refuse: a stale or unverifiable dist/, or uncommitted work."""
     from ..build import check

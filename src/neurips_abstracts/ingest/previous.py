@@ -10,11 +10,12 @@ reads; it is the build's other input besides ``raw/``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_beside, release_table_paths, table_folder, table_paths
+from ..core.names import MANIFEST, SUMS, data_path, holds_release, release_table_paths, table_folder, table_paths
 from .sidecar import DumpMeta
 
 PUBLISHED_DUMPS, FIRST_IDS, FOUNDED = "published_dumps", "first_ids", "founded"  # the registry's keys in the manifest
@@ -74,7 +75,13 @@ def read_release_table(folder: str | Path, table: str, columns: list[str] | None
     return parts[0] if len(parts) == 1 else pa.concat_tables(parts)
 
 
-def damaged(file: str | Path, exc: BaseException, way_out: str = "or build with --previous naming an intact release") -> DumpError:
+# What else a build can do with a damaged release than restore it: every refusal of
+# ``read_previous`` ends on it (``_restore``, ``damaged``), so that another command reading a
+# release (``release_at``'s ``way_out``: diff) says its own instead.
+BUILD_WAY_OUT = "or build with --previous naming an intact release"
+
+
+def damaged(file: str | Path, exc: BaseException, way_out: str = BUILD_WAY_OUT) -> DumpError:
     """The error for a release file that cannot be read: it names the file and the way out
     (``way_out``: what else the command that read it can do)."""
     if isinstance(exc, OSError) and exc.strerror:  # unreadable, not damaged
@@ -120,7 +127,7 @@ def read_previous(path: str | Path) -> PreviousRelease:
 
 
 def _restore(p: Path) -> str:
-    return f"{_restore_it(p)} or build with --previous naming an intact release"
+    return f"{_restore_it(p)} {BUILD_WAY_OUT}"
 
 
 def _check_intact(p: Path, occurrences: bool = True) -> None:
@@ -304,26 +311,23 @@ def _table(path: Path, pq, columns: list[str] | None = None):
 BESIDE_RAW = "beside-raw"  # the default previous release: the dist/ folder next to raw/
 
 
-def previous_release(
-    raw_dir: str | Path, previous: str | Path | PreviousRelease | None = BESIDE_RAW
-) -> PreviousRelease | None:
-    """The release whose ids a build keeps: ``previous`` itself (a folder, or one already read),
-    or by default the ``dist/`` beside ``raw_dir`` if it holds one; None means this build is the
-    first release."""
-    if previous is None or isinstance(previous, PreviousRelease):
-        return previous
-    if previous == BESIDE_RAW:
-        beside = release_beside(raw_dir)
-        return read_previous(beside) if is_release(beside) else None
-    return release_at(previous)
-
-
-def release_at(folder: str | Path) -> PreviousRelease:
-    """The release in ``folder``, read; DumpError naming it if it is none."""
+def release_at(folder: str | Path, named: Callable[[str], str] | None = None,
+               way_out: str = BUILD_WAY_OUT) -> PreviousRelease:
+    """The release in ``folder``, read with every check of ``read_previous``; DumpError naming it
+    if it is none. ``named(rel)``: how the command names file ``rel`` of it (a release read from
+    git into a temporary folder: ``v1.1.0:dist/<rel>``); ``way_out``: what else the command can
+    do with a damaged release than restore it."""
     try:
         return read_previous(folder)
-    except DumpError:
-        raise
+    except DumpError as exc:
+        if named is None and way_out == BUILD_WAY_OUT:
+            raise
+        file, message = exc.file, exc.message
+        if named is not None and Path(file).is_relative_to(folder):
+            file = named(Path(file).relative_to(folder).as_posix())
+        if message.endswith(BUILD_WAY_OUT):
+            message = message[: -len(BUILD_WAY_OUT)] + way_out
+        raise DumpError(file, message, exc.line, exc.column, exc.code) from None
     except ValueError as exc:
         raise DumpError(str(folder), str(exc).partition(": ")[2] or str(exc)) from None
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import NO_RAW_FOLDER, DumpError
@@ -21,6 +22,12 @@ from ..text.entities import ENTITY_RE
 from ..text.normalize import normalize
 from .load import copy_error, entry_problem, folder_entries, is_sidecar
 from .parse import RawRecord, no_visible_text, parse_dump
+
+if TYPE_CHECKING:
+    from .previous import PreviousRelease
+
+    # The release dumps are measured against (see ``validate``), or a function that reads it.
+    Anchor = PreviousRelease | Callable[[], PreviousRelease | None] | None
 
 MIN_WORDS = 20
 # A record longer than this is not one abstract (real ones stay far below: the longest of the
@@ -152,7 +159,8 @@ def dump_findings(name: str, data: bytes, config: BuildConfig, others: dict[str,
     return out
 
 
-def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, raw_dir: str | Path = "raw") -> list[Finding]:
+def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, raw_dir: str | Path = "raw",
+             previous: Anchor = None) -> list[Finding]:
     """Findings for the dump files (or folders of them) in ``paths``, compared with ``raw_dir``.
 
     Folders and files go through the build's own rules (``load.entry_problem``), so whatever
@@ -160,6 +168,13 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
     breaks a rule is read, except a misnamed dump (its content is checked too). The file-name
     rule is raw/'s alone: a dump anywhere else is named by `add`, so there only its content
     counts, as for `add`.
+
+    The dumps of ``raw_dir`` are measured against ``previous``, the release a build of
+    ``raw_dir`` anchors its ids to (see ``metadata_findings``): a release read, None for none (a
+    first release), or a function reading it, called once and only when a dump of ``raw_dir`` is
+    checked. Which release that is only the published record says (``record.published.
+    anchored_previous``, a layer above this one): the ``validate`` command passes it, so that
+    what it passes the build accepts; the default measures against no release.
     """
     files: list[Path] = []
     findings: list[Finding] = []
@@ -207,24 +222,31 @@ def validate(paths: Iterable[str | Path], config: BuildConfig = DEFAULT_CONFIG, 
         findings.extend(Finding(str(f), x.line, x.column, x.severity, x.code, x.message) for x in found)
         if raw.is_dir() and f.parent.resolve() == raw.resolve() and f.suffix == DUMP_SUFFIX:
             in_raw[f.name] = sha
-    findings.extend(metadata_findings(raw, in_raw))
+    findings.extend(metadata_findings(raw, in_raw, previous))
     return findings
 
 
-def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding]:
+def metadata_findings(raw_dir: str | Path, shas: dict[str, str], previous: Anchor = None) -> list[Finding]:
     """What the build refuses or warns about in the metadata of the dumps of ``raw_dir`` named in
     ``shas`` (name -> sha256 of its bytes), with the build's own errors, one per dump as the build
     reports it: a metadata file that does not parse, a dump whose bytes no longer match the
-    release beside ``raw_dir`` that published it or its metadata file, metadata that contradicts
-    the facts that release published for the same bytes (``unchanged.checked_meta``); a dump
-    without one that no release knows (a warning: the build accepts it, ordered last)."""
+    release ``previous`` (the build's anchor, see ``validate``) that published it or its metadata
+    file, metadata that contradicts the facts that release published for the same bytes
+    (``unchanged.checked_meta``); a dump without one that no release knows (a warning: the build
+    accepts it, ordered last). Where the anchor itself is refused (``previous`` raises: a damaged
+    release, none where the project has published), that refusal is the one error, as the build
+    says it: nothing can be measured against it."""
     from .load import read_meta
-    from .previous import previous_release
     from .sidecar import no_metadata_warning, sidecar_name
     from .unchanged import checked_meta
 
     raw = Path(raw_dir)
-    previous = previous_release(raw)
+    if not shas:
+        return []
+    try:
+        release = previous() if callable(previous) else previous
+    except DumpError as exc:
+        return [_error(exc.file, exc)]
     out: list[Finding] = []
     for name in shas:
         where = str(raw / name)
@@ -234,7 +256,7 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str]) -> list[Finding
             out.append(_error(str(raw / sidecar_name(name)), exc))
             continue
         try:  # the build's own check of the rule that dumps never change: its one error, as it says it
-            known = checked_meta(name, (raw / name).read_bytes(), meta, previous)
+            known = checked_meta(name, (raw / name).read_bytes(), meta, release)
         except DumpError as exc:
             out.append(_error(str(raw / exc.file), exc))
             continue

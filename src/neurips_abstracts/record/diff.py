@@ -8,8 +8,8 @@ every release.
 from __future__ import annotations
 
 import difflib
-import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,10 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..core.errors import DumpError
-from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
-from ..core.schema import TABLES
+from ..core.names import MANIFEST, data_path, holds_release, release_beside, release_table_paths
 from ..core.versions import VERSION_RE
-from ..ingest.previous import damaged
+from ..ingest.previous import damaged, release_at
 from .git import release_commit  # noqa: F401 - where diff's callers find it
 
 EXCERPT_WORDS = 8  # words of context either side of a change
@@ -52,11 +51,14 @@ def _read_parquet(data: bytes) -> pa.Table:
     return pq.ParquetFile(pa.BufferReader(sink.getvalue())).read()
 
 
-def load_side(spec: str, repo: Path | None = None) -> Side:
+def load_side(spec: str, repo: Path | None = None, local: tuple[Path, ...] | list[Path] = ()) -> Side:
     """A release as every command names one (``record.locate_release``): a dist/ folder,
     ``hub:vX.Y.Z``, a released version (``1.0.0``, ``v1.0.0``) or a git revision, the last two
     read from the history of the clone around the current folder (``repo``: that clone), else
-    of the checkout the package runs from."""
+    of the checkout the package runs from; outside any clone a version is first a release folder
+    at hand of that version (``local``: see :func:`local_releases`). Read with the build's own
+    integrity checks (``ingest.previous.release_at``): a damaged release is refused, naming the
+    file, never read as an older format."""
     from ..core.guard import temporary_folder
     from .published import locate_release, record_here
 
@@ -68,7 +70,7 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         raise DumpError(spec, f"not a folder, and {repo} is not a git clone of the project: a released version or "
                         "git revision is read from its git history; run this in a clone, or give a release folder")
     with temporary_folder() as tmp:
-        folder, commit = locate_release(spec, record, tmp / "side")
+        folder, commit = locate_release(spec, record, tmp / "side", local)
         if commit is None:
             if not holds_release(folder):
                 raise DumpError(spec, f"no release here (no {MANIFEST}): give a dist/ folder or a git revision")
@@ -77,40 +79,45 @@ def load_side(spec: str, repo: Path | None = None) -> Side:
         return _read_side(folder, label, lambda rel: f"{spec}:dist/{rel}")
 
 
-def _read_side(folder: Path, label: str, where) -> Side:
-    """The tables of the release in ``folder`` (``where(rel)``: how a file of it is named)."""
-    try:
-        version = json.loads((folder / MANIFEST).read_bytes())["dataset_version"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise damaged(where(MANIFEST), exc, _OTHER_RELEASE) from None
-    try:  # the shards of each table, as the release lists them (a release before SHA256SUMS: one file each)
-        listing = [line.split("  ", 1)[1] for line in (folder / SUMS).read_bytes().decode("utf-8").splitlines()
-                   if "  " in line]
-    except (OSError, ValueError):
-        listing = [data_path(t) for t in TABLES]
+def local_releases(*sides: str) -> list[Path]:
+    """The release folders at hand that a version names outside a clone (``locate_release``'s
+    ``local``), as a user of ``diff`` expects them, in this order: the dist/ of the current
+    folder (the one beside ./raw, which ``build`` keeps by default: in an unpacked sdist, the
+    release it ships), then the dist/ beside each side given as a folder (``diff 1.2.0
+    ../project/built`` finds ../project/dist, as ``build --out ../project/built`` would). A side
+    given as a folder is never one: a version named beside it means another release than that
+    folder (``diff 1.2.0 dist`` compares ./dist with the published 1.2.0, not with itself)."""
+    given = [Path(s) for s in sides if Path(s).is_dir()]
+    seen = {folder.resolve() for folder in given}
+    found: list[Path] = []
+    for folder in [release_beside("raw"), *map(release_beside, given)]:
+        if folder.resolve() not in seen:
+            seen.add(folder.resolve())
+            found.append(folder)
+    return found
+
+
+def _read_side(folder: Path, label: str, where: Callable[[str], str]) -> Side:
+    """The tables of the release in ``folder`` (``where(rel)``: how a file of it is named), once
+    ``release_at`` found it intact: its files as SHA256SUMS lists them, its manifest's counts and
+    ids those of its tables. Its ids are the ones the build reads (``PreviousRelease.ids``): for a
+    release from before the ids table, which its manifest declares, every paper its own id."""
+    release = release_at(folder, where, _OTHER_RELEASE)
     tables = {}
-    for t in TABLES:
-        try:
-            paths = table_paths(t, listing) or [data_path(t)]
-        except ValueError as exc:
-            raise damaged(where(SUMS), exc, _OTHER_RELEASE) from None
+    for t in ("papers", "occurrences"):
+        paths = release_table_paths(folder, t) or [data_path(t)]  # a broken set: release_at refused it
         try:
             data = [(folder / rel).read_bytes() for rel in paths]
         except OSError:
-            data = None
-            if t != "ids":
-                raise DumpError(where(paths[0]), "missing from the release") from None
+            raise DumpError(where(paths[0]), "missing from the release") from None
         try:
-            tables[t] = (pa.concat_tables([_read_parquet(d) for d in data]) if data is not None else None)
+            tables[t] = pa.concat_tables([_read_parquet(d) for d in data])
         except Exception as exc:  # noqa: BLE001 - Arrow fails in many ways on damaged bytes
             raise damaged(where(paths[0]), exc, _OTHER_RELEASE) from None
-        if tables[t] is None:
-            # A release from before the ids table (1.0.0): its papers were every id it had.
-            papers = tables["papers"]
-            assert papers is not None  # papers is read first and never optional
-            pid = papers["paper_id"]
-            tables[t] = pa.table({"id": pid, "paper_id": pid, "status": pa.array(["current"] * len(pid))})
-    return Side(label, tables, version)
+    ids = release.ids
+    tables["ids"] = pa.table({"id": [r.id for r in ids], "paper_id": [r.paper_id for r in ids],
+                              "status": [r.status for r in ids]})
+    return Side(label, tables, release.version)
 
 
 def word_excerpt(old: str, new: str) -> str:

@@ -3,14 +3,17 @@ repository still holds what publish put in it.
 
 The Hub, not a local copy, is where a release was published: ``publish`` reads the release tag
 it builds on from there before it commits, and ``verify --hub`` reports the same findings
-without publishing. Three things are checked:
+without publishing. Four things are checked:
 
 * every id the tagged release published is in the new release, with its history (the build's
   own id contracts, ``identity.broken_promises``, against the Hub's ids and registry);
 * the tag is where publish put it: on a commit of the branch's history made by publish for that
   version (a tag deleted and made again elsewhere is "moved");
 * the branch holds no commit after the tag that publish did not make (the Hub's Data Studio
-  commits every cell edited in the browser; a publish would silently undo it).
+  commits every cell edited in the browser; a publish would silently undo it);
+* the tag of the release's own version, if the Hub holds it, names the very files publish would
+  send (compared by content: ``record.files``); on other files it is moved only by
+  ``--force-tag``, so a version once tagged keeps meaning one release.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
 from ..core.versions import TAG_RE, version_key
+from .files import Remote, local_files, remote_files, same_files
 
 if TYPE_CHECKING:
     from ..ingest.previous import PreviousRelease
@@ -40,11 +44,19 @@ class HubRecord:
     previous: PreviousRelease | None = None  # read from the tag
     foreign: list[tuple[str, str]] = field(default_factory=list)  # (commit, title) after the tag, not publish's
     moved: str | None = None  # why the tag is not where publish put it
+    release: str | None = None  # the tag of the release about to be published (v<its version>), if asked
+    release_commit: str | None = None  # the commit that tag names on the Hub (None: no such tag yet)
+    release_files: Remote = field(default_factory=dict)  # that commit's files
 
     @property
     def newest(self) -> str | None:
         """The newest release tag of any version."""
         return self.tags[0] if self.tags else None
+
+    def tags_other_files(self, upload: Path) -> bool:
+        """Whether the release's own tag is on the Hub naming other files than ``upload`` (what
+        publish would send): publish refuses to move it, unless ``--force-tag``."""
+        return self.release_commit is not None and not same_files(local_files(upload), self.release_files)
 
 
 def _direct(what: str, fn, *args, **kwargs):
@@ -52,10 +64,14 @@ def _direct(what: str, fn, *args, **kwargs):
 
 
 def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version: str | None = None,
-                before: str | None = None, refs=None, call: Callable = _direct, head_is_ours: bool = False) -> HubRecord:
+                before: str | None = None, refs=None, call: Callable = _direct, head_is_ours: bool = False,
+                release: str | None = None, trees: dict[str, list] | None = None) -> HubRecord:
     """Read the release tag of ``repo_id`` named by ``version``, else ``before`` (a tag) itself
     where it exists and holds a release, else the newest one older than ``before``, else the
     newest; download the files of it that hold the ids into ``into`` and read them. ``call(what, fn, *args)`` makes each Hub call (publish's retries).
+    ``release``: the tag of the release about to be published, whose files on the Hub, if it is
+    there, are listed (``HubRecord.tags_other_files``). ``trees``: the listings of commits
+    already read (commit -> ``list_repo_tree`` answer), not asked again.
 
     A commit after the tag is publish's own only if it is a release publish tagged (titled
     ``Release vX`` and tagged ``vX``), or, with ``head_is_ours``, the branch's head (it holds the
@@ -79,6 +95,18 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
             # points at now: its ids must not vanish from the Hub
             tag = at
     record = HubRecord(repo_id, tag, tags.get(tag), tuple(sorted(tags, key=version_key, reverse=True)))
+    listed = dict(trees or {})
+
+    def tree_of(commit: str, what: str) -> list:
+        if commit not in listed:
+            listed[commit] = call(what, lambda: list(api.list_repo_tree(repo_id, repo_type="dataset", revision=commit,
+                                                                        recursive=True)))
+        return listed[commit]
+
+    if release is not None:
+        record.release, record.release_commit = release, tags.get(release)
+        if record.release_commit is not None:
+            record.release_files = remote_files(tree_of(record.release_commit, f"listing the files of tag {release}"))
     if tag is None:
         return record
     commit = tags[tag]
@@ -95,8 +123,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
         released = {(PUBLISH_TITLE.format(tag=t), oid) for t, oid in tags.items()}
         record.foreign = [(c.commit_id, c.title) for k, c in enumerate(after)
                           if (c.title, c.commit_id) not in released and not (k == 0 and head_is_ours)]
-    tree = {f.path for f in call("listing the tagged release's files", lambda: list(api.list_repo_tree(
-        repo_id, repo_type="dataset", revision=commit, recursive=True))) if hasattr(f, "size")}
+    tree = {f.path for f in tree_of(commit, "listing the tagged release's files") if hasattr(f, "size")}
     try:
         ids = table_paths("ids", tree)
         wanted = [MANIFEST, SUMS, *(table_paths("occurrences", tree) or [data_path("occurrences")]),
@@ -140,12 +167,23 @@ def broken(record: HubRecord, dist: Path) -> list[str]:
             for what, ids in found]
 
 
-def findings(record: HubRecord, dist: Path, discard_edits: bool = False) -> list[str]:
-    """What the Hub's repository itself keeps the release in ``dist`` from being published on top
-    of, each in one line (a newer release anywhere in the record is ``checks.newer_published``'s):
-    a moved tag, commits after it that publish did not make, and promises of the tagged release
-    broken. ``discard_edits``: commits after the tag are not counted (publish --discard-hub-edits
-    replaces what they changed)."""
+def tag_taken(record: HubRecord, upload: Path) -> str | None:
+    """Why the release in ``upload`` (the files publish sends) may not take its version's tag,
+    which the Hub holds on other files, or None: it is free, or names these very files."""
+    if not record.tags_other_files(upload):
+        return None
+    return (f"tag {record.release} already exists on commit {(record.release_commit or '')[:12]} with other content; "
+            "bump the version in pyproject.toml, or pass --force-tag to move it")
+
+
+def findings(record: HubRecord, dist: Path, discard_edits: bool = False, force_tag: bool = False) -> list[str]:
+    """What the Hub's repository itself keeps the release in ``dist`` (the files publish sends)
+    from being published on top of, each in one line (a newer release anywhere in the record is
+    ``checks.newer_published``'s): a moved tag, commits after it that publish did not make,
+    promises of the tagged release broken, and the release's own version tagged on other files
+    (``tag_taken``, where ``read_record`` was asked for its ``release``). ``discard_edits``:
+    commits after the tag are not counted (publish --discard-hub-edits replaces what they
+    changed); ``force_tag``: that tag is moved (publish --force-tag)."""
     out = []
     if record.moved:
         out.append(record.moved)
@@ -154,7 +192,10 @@ def findings(record: HubRecord, dist: Path, discard_edits: bool = False) -> list
         out.append(f"the Hub's branch holds {len(record.foreign)} commit{'s' if len(record.foreign) > 1 else ''} "
                    f"after {record.tag} that publish did not make: {named}; fold their changes into raw/ or the build, or pass "
                    "--discard-hub-edits to replace them with this release")
-    return out + broken(record, dist)
+    out += broken(record, dist)
+    if not force_tag and (taken := tag_taken(record, dist)):
+        out.append(taken)
+    return out
 
 
 def reader(repo_id: str, endpoint: str | None = None, token: str | None = None):

@@ -1,5 +1,5 @@
 """What this project has published: the record every command measures paper ids and versions
-against (``build``, ``check``, ``add``, ``diff``, ``verify --hub``, ``publish``), and the one way
+against (``build``, ``check``, ``add``, ``validate``, ``diff``, ``verify --hub``, ``publish``), and the one way
 every command names a release (:func:`locate_release`, :func:`hub_tag`).
 
 A promise already published (an id, its ``first_release``, a version) is checked against what
@@ -32,7 +32,8 @@ tags together:
   ``--first-release`` says so;
 * no release is published on top of a newer one (a git tag, a dated CHANGELOG entry or a Hub
   tag), and none that drops or re-dates an id of the Hub's tag it is measured against (the tag
-  itself where ``--force-tag`` would move it).
+  itself where ``--force-tag`` would move it), nor one whose own version the Hub tags on other
+  files (moved only by ``--force-tag``).
 """
 
 from __future__ import annotations
@@ -269,26 +270,29 @@ def _from_hub(tag: str, into: Path) -> Path:
         raise DumpError(f"{HUB_PREFIX}{tag}", str(exc)) from None
 
 
-def against_hub(hub: HubRecord, record: Record, dist: Path, version: str, discard_edits: bool = False
-                ) -> tuple[Record, list[str]]:
+def against_hub(hub: HubRecord, record: Record, dist: Path, version: str, discard_edits: bool = False,
+                force_tag: bool = False) -> tuple[Record, list[str]]:
     """The record with the Hub's tags (``Record.with_hub``), and everything that keeps the release
-    in ``dist`` (``version``) from being published on top of it, each in one line (empty: nothing
-    does): a newer release published anywhere in the record, and what the Hub's repository holds
-    against it (``record.hub.findings``: a moved tag, commits publish did not make, promises of
-    the tagged release broken). ``publish`` refuses on these; ``verify --hub`` reports them."""
+    in ``dist`` (``version``; the files publish sends) from being published on top of it, each in
+    one line (empty: nothing does): a newer release published anywhere in the record, and what
+    the Hub's repository holds against it (``record.hub.findings``: a moved tag, commits publish
+    did not make, promises of the tagged release broken, this version tagged on other files
+    unless ``force_tag``). ``publish`` refuses on these; ``verify --hub`` reports them."""
     from .hub import findings
 
     whole = record.with_hub(hub)
     newer = newer_published(version, whole)
-    return whole, ([newer] if newer else []) + findings(hub, dist, discard_edits)
+    return whole, ([newer] if newer else []) + findings(hub, dist, discard_edits, force_tag)
 
 
 def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endpoint: str | None = None,
-                      token: str | None = None) -> tuple[HubRecord, list[str]]:
+                      token: str | None = None, upload: Path | None = None) -> tuple[HubRecord, list[str]]:
     """``verify --hub``: the Hub's record of ``repo_id`` (the tag of ``version``, named as
-    :func:`hub_tag` reads it, else its newest release tag) and what keeps the release in ``dist``
-    from being published on top of it and of this project's record (:func:`against_hub`).
-    DumpError in one line if the Hub cannot be read."""
+    :func:`hub_tag` reads it, else its newest release tag, and the tag of ``dist``'s own version)
+    and what keeps the release in ``dist`` from being published on top of it and of this
+    project's record (:func:`against_hub`). ``upload``: the files publish would send to
+    ``repo_id`` (``dist`` itself, the default, for the project's own repository; for another, the
+    release rendered for it). DumpError in one line if the Hub cannot be read."""
     import json
 
     from ..core.guard import temporary_folder
@@ -297,8 +301,9 @@ def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endp
     api, call = reader(repo_id, endpoint, token)
     dist_version = json.loads((Path(dist) / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
     with temporary_folder() as fetched:
-        hub = read_record(api, repo_id, fetched, version=None if version is None else hub_tag(version), call=call)
-        return hub, against_hub(hub, published_record(None, dist), Path(dist), dist_version)[1]
+        hub = read_record(api, repo_id, fetched, version=None if version is None else hub_tag(version), call=call,
+                          release=f"v{dist_version}")  # the tag publish gives it (hub.plan.release_message)
+        return hub, against_hub(hub, published_record(None, dist), upload or Path(dist), dist_version)[1]
 
 
 def _local_releases(beside: Path, out) -> list[Path]:
