@@ -188,7 +188,7 @@ def test_validate_measures_dumps_against_the_release_the_build_anchors_to(tmp_pa
     facts["crawled_at"] = "2026-11-01"
     meta.write_text(json.dumps(facts, indent=2) + "\n")
     refusal = one_line_refusal(history, "build")
-    said = "crawled_at 2026-11-01 (published: null): the release in dist/ (version 1.1.0) published these bytes"
+    said = "crawled_at 2026-11-01 (published: null): release 1.1.0, the one this build keeps, published these bytes"
     assert f"{SECOND}.json" in refusal and said in refusal, refusal
     proc = run_cli("validate", cwd=history)
     errors = [line for line in proc.stdout.splitlines() if ": error: " in line]
