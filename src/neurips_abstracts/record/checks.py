@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST
-from .git import git, release_commit
+from .git import committed, release_commit
 from .hub import version_key
 from .model import Record
 
@@ -78,11 +79,14 @@ def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:
     """The newest published release's version and its ids (id -> first_release), as the manifest
     its release commit holds lists them (None: not readable here, outside a clone)."""
     newest = record.newest
-    if newest is None or record.clone is None or (commit := release_commit(newest.version, record.clone)) is None:
+    if newest is None or record.clone is None:
         return None
-    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
+    with Blobs(record.clone) as files:
+        if (commit := release_commit(newest.version, record.clone, files)) is None:
+            return None
+        manifest = committed(files, commit, MANIFEST)
     try:
-        rows = json.loads(proc.stdout)["ids"] if proc.returncode == 0 else None
+        rows = json.loads(manifest)["ids"] if manifest is not None else None
         return (newest.version, {r[0]: r[3] for r in rows}) if isinstance(rows, list) else None
     except (ValueError, KeyError, TypeError, IndexError):
         return None  # a release from before the manifest listed its ids: its anchor was checked as it was built
