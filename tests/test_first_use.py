@@ -75,9 +75,10 @@ def test_the_corpus_suite_names_what_is_missing_and_where_it_comes_from(tmp_path
     assert "neurips2018/papers" not in shared_missing(tmp_path / "shared")
 
 
-def test_publish_dry_run_says_the_changelog_lacks_the_new_version(tmp_path):
+def test_publish_dry_run_refuses_a_release_the_changelog_does_not_date(tmp_path):
     """The release steps write the version's dated CHANGELOG entry before publishing; a dry run
-    of a build without it says so and names the command that writes it."""
+    of a build without it refuses, naming the command that writes it (tests/hub/test_publish.py
+    publishes once it is there)."""
     import json
 
     from neurips_abstracts.release.contents import missing_entry
@@ -88,12 +89,12 @@ def test_publish_dry_run_says_the_changelog_lacks_the_new_version(tmp_path):
     version = json.loads((root / "dist" / "build_manifest.json").read_text())["dataset_version"]
     changelog = (root / "dist" / "CHANGELOG.md").read_text(encoding="utf-8")
     proc = run_cli("publish", "--dry-run", cwd=root)
-    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
+    refusals = [line for line in proc.stderr.splitlines() if "CHANGELOG.md" in line]
     if missing_entry(changelog, version) is None:  # the checkout's CHANGELOG is at a release
-        assert notes == [], proc.stderr
+        assert refusals == [], proc.stderr
         changelog = changelog.replace(f"## {version} (", f"## {version}-unreleased (")
     else:
-        assert notes == [f"note: {missing_entry(changelog, version)}"], proc.stderr
-        assert f"CHANGELOG.md has no dated entry for {version}" in notes[0] and "--write-changelog" in notes[0]
+        assert proc.returncode == 1 and refusals == [f"would refuse: {missing_entry(changelog, version)}"], proc.stderr
+        assert f"CHANGELOG.md has no dated entry for {version}" in refusals[0] and "--write-changelog" in refusals[0]
     assert missing_entry(changelog, version).startswith(f"CHANGELOG.md has no dated entry for {version}")
     assert missing_entry(f"# Changelog\n\n## {version} (2026-12-01)\n", version) is None

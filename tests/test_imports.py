@@ -388,12 +388,12 @@ def test_the_latex_renderer_imports_no_private_name_across_its_files(tmp_path):
 
 def test_hub_staging_imports_nothing_of_the_protocol():
     """What runs before anything is sent (staging) stands apart from the commit-and-tag protocol
-    that sends it: staging imports nothing of it, and the protocol's recovery steps are module
-    functions, none nested in another."""
+    that sends it: staging imports nothing of it, and the protocol's steps (read, send, tag) and
+    its recovery steps are module functions, none nested in another."""
     graph = import_graph()
     assert "neurips_abstracts.hub.protocol" not in graph["neurips_abstracts.hub.staging"]
     tree = ast.parse((PACKAGE / "hub" / "protocol.py").read_text(encoding="utf-8"))
     nested = [inner.name for outer in ast.walk(tree) if isinstance(outer, ast.FunctionDef)
               for inner in ast.walk(outer) if inner is not outer and isinstance(inner, ast.FunctionDef)]
-    assert nested == [] and {"_applied_earlier", "_tagged_earlier", "_untagged_earlier"} <= {
+    assert nested == [] and {"_read", "_send", "_tag", "_applied_earlier", "_tagged_earlier", "_untagged_earlier"} <= {
         n.name for n in tree.body if isinstance(n, ast.FunctionDef)}

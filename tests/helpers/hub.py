@@ -3,7 +3,11 @@ test Hub knows, `publish` run against it as a user runs it, and folders read as 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -11,7 +15,7 @@ import pytest
 
 from neurips_abstracts.core.resources import dataset_version
 
-from tests.helpers import run_cli, run_process
+from tests.helpers import ROOT, run_cli
 
 TAG = f"v{dataset_version()}"  # the tag publish gives the release: the version in pyproject.toml
 TOKEN = "hf_testTOKENvalue123456789"
@@ -30,6 +34,47 @@ def folder_digest(*folders):
     return h.hexdigest()
 
 
+TEST_CHANGELOG = "NEURIPS_ABSTRACTS_TEST_CHANGELOG"  # read by tests/helpers/released_cli.py
+DATED = "2026-12-05"  # the day the tests' releases are dated
+
+
+def changelog(dated: bool) -> str:
+    """The package's CHANGELOG.md with the entry of its version dated, as the release step leaves
+    it (``diff --write-changelog``), or with that entry undated, as between releases."""
+    import re
+
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    version = dataset_version()
+    text = re.sub(rf"^## {re.escape(version)}\b.*?(?=^## |\Z)", "", text, flags=re.M | re.S)  # its entry, if any
+    head, sep, rest = text.partition("\n## ")
+    entry = f"## {version} ({DATED})" if dated else f"## {version}"
+    return f"{head}\n{entry}\n\n- The tests' release.\n{sep}{rest}" if sep else f"{text}\n{entry}\n\n- The tests' release.\n"
+
+
+@contextlib.contextmanager
+def package_changelog(path: Path):
+    """The package reads its CHANGELOG.md from ``path`` (written by the caller) in this process,
+    and ``released_process`` in a new one: the package as it is at a release commit, or between."""
+    from neurips_abstracts.core import resources
+    from neurips_abstracts.release.contents import CHANGELOG
+
+    real = resources.resource
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(resources, "resource", lambda rel: path if rel == CHANGELOG else real(rel))
+        mp.setenv(TEST_CHANGELOG, str(path))
+        yield
+
+
+def released_process(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``run_process`` with the package's CHANGELOG.md as ``package_changelog`` set it (the
+    variable it sets is inherited), through tests/helpers/released_cli.py."""
+    return subprocess.run([sys.executable, str(RELEASED_CLI), *args], cwd=cwd, env={**os.environ, **(env or {})},
+                          capture_output=True, text=True, timeout=600)
+
+
+RELEASED_CLI = Path(__file__).with_name("released_cli.py")
+
+
 def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False, env=None):
     """`publish` run as a user runs it against the test Hub, with HF_ENDPOINT, HF_HOME and
     HF_TOKEN set (and ``env``). huggingface_hub reads the first two once, when it is imported:
@@ -42,7 +87,7 @@ def publish(project, hub, *args, token=TOKEN, endpoint=None, process=False, env=
            "HF_TOKEN": token or "", **(env or {})}
     args = ("publish", "--dist", str(project / "dist"), "--raw", str(project / "raw"), "--backoff", "0.01", *args)
     if process:
-        proc = run_process(*args, env=env)
+        proc = released_process(*args, env=env)
     else:
         from huggingface_hub import constants
 

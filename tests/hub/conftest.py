@@ -11,10 +11,21 @@ import pytest
 from neurips_abstracts.core.resources import hub_repo
 
 from tests.helpers import make_project
-from tests.helpers.hub import OTHER, TOKEN, folder_digest
+from tests.helpers.hub import OTHER, TOKEN, changelog, folder_digest, package_changelog
 from tests.hub.hub_server import Hub
 
 _ANSWERS = {}  # (function, digest of what it reads) -> its answer, kept while the tests run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def released_package(tmp_path_factory):
+    """The package as at a release commit: its CHANGELOG.md dates its version (the release step),
+    as publish requires, for every project these tests build and publish, in this process and
+    in the processes ``tests.helpers.hub.publish`` starts."""
+    path = tmp_path_factory.mktemp("released-package") / "CHANGELOG.md"
+    path.write_text(changelog(dated=True), encoding="utf-8")
+    with package_changelog(path):
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +44,11 @@ def project(built_project, tmp_path):
 @pytest.fixture(autouse=True)
 def check_and_verify_once_per_content(monkeypatch):
     """Publish runs `check` and `verify` before it uploads: the real ones, each run once for
-    given bytes. `verify` reads only the folder it is given, and `check` without the checkout's
-    docs only raw/ and dist/, so their answers are functions of those bytes: the same dist/
-    (each fault row's, and the copy staged from it) gets the answer its first run gave, and
-    changed bytes (a stale or tampered dist/) get a new run."""
+    given inputs. `verify` reads only the folder it is given, and `check` without the checkout's
+    docs only raw/, dist/ and the published record (the tags and dated CHANGELOG its ids are
+    measured against), so their answers are functions of those: the same dist/ (each fault row's,
+    and the copy staged from it) and record get the answer its first run gave, and changed bytes
+    (a stale or tampered dist/) or a changed record (a tag made) get a new run."""
     from neurips_abstracts import build as build_module
     from neurips_abstracts.record import verify as verify_module
 
@@ -51,7 +63,10 @@ def check_and_verify_once_per_content(monkeypatch):
     def check(raw, dist, *args, docs=True, **kwargs):
         if docs or args or kwargs:  # the checkout's docs are read too: not kept
             return real_check(raw, dist, *args, docs=docs, **kwargs)
-        key = ("check", Path(dist).name, folder_digest(raw, dist))  # stale files are named dist/<path>
+        from neurips_abstracts.record.published import published_record
+
+        record = published_record(raw, dist).published
+        key = ("check", Path(dist).name, folder_digest(raw, dist), record)  # stale files are named dist/<path>
         if key not in _ANSWERS:
             _ANSWERS[key] = real_check(raw, dist, docs=False)
         return list(_ANSWERS[key])

@@ -119,8 +119,31 @@ def test_publish_refuses_a_moved_tag(project, hub, how):
 def test_publish_refuses_when_the_hub_holds_a_newer_release(project, hub):
     put_release(hub, folder_bytes(project / "dist"), tag="v99.0.0")
     proc = publish(project, hub)
-    assert proc.returncode == 1 and "the Hub already holds a newer release, v99.0.0" in proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    assert f"a newer release than this one ({TAG[1:]}) is published: 99.0.0 (tag v99.0.0 of {hub_repo()} on the Hub)" in proc.stderr
     assert hub.commits_received() == []
+    proc = run_process("verify", str(project / "dist"), "--hub", env=hub_env(hub, project))
+    assert proc.returncode == 1 and "hub: a newer release than this one" in proc.stderr, proc.stderr
+
+
+def test_publish_and_verify_hub_ask_the_projects_record_too(project, hub):
+    """A newer release in the project's own record (a git tag of the clone dist/ is in) refuses
+    publish and verify --hub, though the Hub holds none: one record, the Hub's tags added to it.
+    (publish's `check` refuses first here: its rebuild would anchor on a release older than the
+    newest published.)"""
+    from tests.helpers import git
+
+    put_release(hub, folder_bytes(project / "dist"))
+    git(project, "tag", "v99.0.0")
+    proc = publish(project, hub)
+    assert proc.returncode == 1 and "older than 99.0.0, the newest published (git tag v99.0.0)" in proc.stderr, proc.stderr
+    assert hub.commits_received() == [] and TAG not in hub.repos[hub_repo()].tags
+    expected = f"a newer release than this one ({TAG[1:]}) is published: 99.0.0 (git tag v99.0.0)"
+    proc = run_process("verify", str(project / "dist"), "--hub", f"hub:{OLDER}", env=hub_env(hub, project))
+    assert proc.returncode == 1 and f"hub: {expected}" in proc.stderr, proc.stderr
+    git(project, "tag", "-d", "v99.0.0")
+    proc = run_process("verify", str(project / "dist"), "--hub", f"hub:{OLDER}", env=hub_env(hub, project))
+    assert proc.returncode == 0 and "no newer release is published" in proc.stdout, proc.stderr
 
 
 def test_verify_hub_passes_and_names_what_it_checked(project, hub):
@@ -203,3 +226,43 @@ def test_publish_force_tag_is_checked_against_the_release_the_tag_points_at_now(
     assert proc.returncode == 1, proc.stderr
     assert f"published ids missing from ids (against {TAG} on the Hub): {extra}" in proc.stderr
     assert hub.commits_received() == [] and hub.repos[hub_repo()].tags == before
+
+
+def test_a_released_version_is_not_published_again_over_a_newer_one(project, hub):
+    """At the commit of a release (its tag), `check` passes: a released version rebuilt on its
+    own release. Once a newer release is tagged, publishing the old one again would lower what
+    the record holds: refused from the record alone, in a dry run too, with nothing sent."""
+    from neurips_abstracts.core.versions import version_key
+
+    from tests.helpers import git
+
+    major, minor, _ = version_key(TAG)
+    newer = f"v{major}.{minor + 1}.0"
+    git(project, "tag", TAG)
+    git(project, "commit", "-q", "--allow-empty", "-m", "the next release")
+    git(project, "tag", newer)
+    expected = f"a newer release than this one ({TAG[1:]}) is published: {newer[1:]} (git tag {newer})"
+    proc = publish(project, hub, "--dry-run")
+    assert proc.returncode == 1 and f"would refuse: {expected}" in proc.stderr, proc.stderr
+    proc = publish(project, hub)
+    assert proc.returncode == 1 and f"refused: {expected}" in proc.stderr, proc.stderr
+    assert hub.commits_received() == [] and hub_repo() not in hub.repos
+
+
+def test_the_record_with_the_hubs_tags_is_one_record_newest_first():
+    from pathlib import Path
+
+    from neurips_abstracts.record.hub import HubRecord
+    from neurips_abstracts.record.model import Published, Record
+    from neurips_abstracts.record.published import hub_tag, newer_published
+
+    record = Record(Path("clone"), (Published("1.1.0", "git tag v1.1.0"), Published("1.0.0", "git tag v1.0.0")), None)
+    whole = record.with_hub(HubRecord("o/n", None, None, ("v1.10.0", "v1.1.0")))
+    assert [(p.version, p.how) for p in whole.published] == [
+        ("1.10.0", "tag v1.10.0 of o/n on the Hub"), ("1.1.0", "git tag v1.1.0"), ("1.0.0", "git tag v1.0.0")]
+    assert newer_published("1.2.0", record) is None and newer_published("1.1.0", whole) is not None
+    assert newer_published("1.10.0", whole) is None and newer_published("2.0.0", whole) is None
+    assert hub_tag("hub:v1.1.0") == hub_tag("v1.1.0") == hub_tag("1.1.0") == "v1.1.0"
+    for bad in ("hub:latest", "1.1", "hub:", "v1.1.0-rc1"):
+        with pytest.raises(ValueError):
+            hub_tag(bad)

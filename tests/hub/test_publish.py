@@ -2,6 +2,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from neurips_abstracts.hub.plan import repo_id_problem
 from neurips_abstracts.hub.staging import stage_release
 
 from tests.helpers import ROOT, git, make_dump, make_project, run_cli
-from tests.helpers.hub import OTHER, TAG, TOKEN, folder_bytes, publish
+from tests.helpers.hub import OTHER, RELEASED_CLI, TAG, TOKEN, folder_bytes, publish
 from tests.hub.hub_server import Hub
 
 
@@ -631,8 +632,8 @@ def test_ctrl_c_while_the_hub_holds_a_request_stops_publish_and_says_what_the_hu
     hub.fail_step(step, "timeout")
     env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(released.parent / "hf-home"),
            "HF_HUB_DISABLE_TELEMETRY": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1", "HF_TOKEN": TOKEN}
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "build_dataset.py"), "publish", "--dist", str(released / "dist"), "--raw",
+    proc = subprocess.Popen(  # as released_process runs it: the package at its release commit
+        [sys.executable, str(RELEASED_CLI), "publish", "--dist", str(released / "dist"), "--raw",
          str(released / "raw"), "--backoff", "0.01", "--timeout", "25"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -669,3 +670,36 @@ def test_a_storage_429_or_503_is_retried_on_publishs_backoff_since_hf_xet_hides_
     assert "Retry-After" not in proc.stdout
     assert len(hub.step_requests("xorb upload")) == 2
     assert "The Hub holds the release complete" in proc.stdout
+
+
+def test_a_release_without_its_dated_changelog_entry_is_refused(hub, tmp_path):
+    """A release dates itself: outside a clone the published record knows a release by the date
+    its own CHANGELOG.md gives it, so publish refuses a build whose CHANGELOG.md has no dated
+    entry for its version (in a dry run too), naming the release step; once the step is done
+    and the build made again, it publishes."""
+    from neurips_abstracts.record.published import published_record
+
+    from tests.helpers.hub import changelog, package_changelog
+
+    between = tmp_path / "between.md"
+    between.write_text(changelog(dated=False), encoding="utf-8")
+    with package_changelog(between):
+        project = make_project(tmp_path)
+        proc = publish(project, hub, "--dry-run")
+        assert proc.returncode == 1, proc.stderr
+        assert f"would refuse: CHANGELOG.md has no dated entry for {TAG[1:]}: write it with" in proc.stderr
+        assert "--write-changelog" in proc.stderr
+        proc = publish(project, hub)
+        assert proc.returncode == 1 and f"refused: CHANGELOG.md has no dated entry for {TAG[1:]}" in proc.stderr
+        assert hub.requests == []  # nothing asked of the Hub, nothing sent
+        # outside git, a copy of that build would not be known as published
+        outside = tmp_path / "copy"
+        shutil.copytree(project / "dist", outside / "dist")
+        assert published_record(None, outside / "dist").find(TAG[1:]) is None
+    build(project / "raw", project / "dist")  # the release step done: the package dates the version
+    git(project, "commit", "-qam", "release")
+    shutil.rmtree(outside)
+    shutil.copytree(project / "dist", outside / "dist")
+    assert published_record(None, outside / "dist").find(TAG[1:]) is not None
+    proc = publish(project, hub)
+    assert proc.returncode == 0, proc.stderr

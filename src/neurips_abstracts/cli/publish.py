@@ -45,8 +45,9 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
             backoff, timeout) -> None:
     """Publish DIST to the Hugging Face Hub as one commit tagged v<version>.
 
-    Refuses unless `check` and `verify` pass, the git work tree is clean and a token is set; a
-    dry run exits 1 for the same reasons. Before its commit it reads the Hub's last release tag
+    Refuses unless `check` and `verify` pass, DIST's CHANGELOG.md dates its version (the release
+    step `diff --write-changelog`), no newer release is published, the git work tree is clean
+    and a token is set; a dry run exits 1 for the same reasons. Before its commit it reads the Hub's last release tag
     and refuses if an id published there is missing from DIST or lost its history, if the tag
     was moved, or if the branch holds commits made since the tag by anything but publish
     (see `verify --hub`). A publish stopped by a Hub failure says in one line
@@ -69,13 +70,11 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
     try:
         with staged(Path(dist_dir), Path(raw_dir), repo_id, Path(stage_dir) if stage_dir else None,
                     f"{invoked()} build") as release:
-            note = [f"note: {release.note}"] if release.note else []
             if dry_run:
                 click.echo(render_plan(make_plan(release.path, repo_id, revision, None), remote_known=False))
                 if stage_dir:
                     click.echo(f"staged in {stage_dir}/: exactly the files listed above")
-            said = note + [f"would refuse: {f}" for f in release.failures] if dry_run else (
-                [f"refused: {f}" for f in release.failures] or note)
+            said = [f"{'would refuse' if dry_run else 'refused'}: {f}" for f in release.failures]
             for line in said:
                 click.echo(as_invoked(line), err=True)
             if dry_run or release.failures:
@@ -86,7 +85,7 @@ def publish(repo_id, dry_run, stage_dir, private, revision, force_tag, discard_h
                     discard_hub_edits=discard_hub_edits,
                     config=PublishConfig(attempts=attempts, backoff_seconds=backoff,
                                          **({} if timeout is None else {"timeout_seconds": timeout})),
-                    log=click.echo,
+                    log=click.echo, record=release.record,
                 )
             except PublishInterrupted as exc:  # its one line: what the Hub holds
                 click.echo(str(exc), err=True)

@@ -121,20 +121,24 @@ def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
 
 
 def _hub_version(value: str | None) -> str | None:
-    from ..record.hub import TAG_RE
+    from ..record.published import hub_tag
 
-    if value in (None, "newest") or TAG_RE.fullmatch(value if value.startswith("v") else f"v{value}"):
+    if value in (None, "newest"):
         return value
-    raise click.BadParameter(f"{value!r} is not a version (1.1.0 or v1.1.0); give DIST before --hub, "
-                             "as in: verify dist --hub")
+    try:
+        return hub_tag(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a version (1.1.0, v1.1.0 or hub:v1.1.0); give DIST before --hub, "
+                                 "as in: verify dist --hub") from None
 
 
 @click.command(cls=AsInvokedCommand)
 @click.argument("dist_dir", default="dist", required=False)
 @click.option("--hub", "hub_version", is_flag=False, flag_value="newest", default=None, metavar="[VERSION]",
               callback=lambda ctx, param, value: _hub_version(value),
-              help="Also check DIST against the release tag VERSION (default: the newest) of the Hub repository, "
-                   "as publish does before its commit.")
+              help="Also check DIST against the release tag VERSION (1.1.0, v1.1.0 or hub:v1.1.0; default: the "
+                   "newest) of the Hub repository and against the project's published record, as publish does before "
+                   "its commit.")
 @click.option("--repo-id", default=None, help="The Hub repository for --hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
 def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
     """Check DIST (default dist/) against its SHA256SUMS, datapackage.json, croissant.json and card.
@@ -145,7 +149,8 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
     installed: pip install 'neurips-abstracts[croissant]'; otherwise the message says it was not).
     With --hub, also what publish would refuse on the Hub: an id published in the tagged release
     missing from DIST or with another history, a tag moved, commits after the newest tag that
-    publish did not make. HF_ENDPOINT selects another Hub.
+    publish did not make, a newer release published (a Hub tag, or a git tag or dated CHANGELOG
+    entry of the project's record). HF_ENDPOINT selects another Hub.
 
     \b
     Example:
@@ -157,7 +162,7 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
     problems = run_verify(dist_dir)
     if hub_version is not None and not problems:
         from ..core.resources import hub_repo
-        from ..record.hub import check_against_hub
+        from ..record.published import check_against_hub
 
         try:
             record, found = check_against_hub(Path(dist_dir), repo_id or hub_repo(),
@@ -171,7 +176,8 @@ def verify(dist_dir: str, hub_version: str | None, repo_id: str | None) -> None:
             sys.exit(1)
         click.echo(f"hub: {record.repo_id} holds no release tag yet" if record.tag is None else
                    f"hub: {dist_dir}/ keeps every id {record.tag} of {record.repo_id} published, with its history; "
-                   f"the tag is where publish put it, and no commit after it is one publish did not make")
+                   f"the tag is where publish put it, no commit after it is one publish did not make, and no newer "
+                   f"release is published")
     for problem in problems:
         click.echo(f"{dist_dir}/{problem}", err=True)
     if problems:

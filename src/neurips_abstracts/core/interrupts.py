@@ -1,8 +1,8 @@
 """Ctrl-C and SIGTERM: a command stops before its commit, leaving everything old, or finishes it,
 leaving everything new; never half, and the exit status says which.
 
-A command's work is interruptible up to its commit (the renames that put a release, and the
-docs made from it, in place): the first SIGINT or SIGTERM raises KeyboardInterrupt there, the
+A command's work is interruptible up to its commit (the renames that put a release in place;
+the docs made from it are refreshed after, as part of finishing): the first SIGINT or SIGTERM raises KeyboardInterrupt there, the
 clean-up removes what was written, and the command exits non-zero. Later signals are ignored,
 so a second Ctrl-C cannot break into the clean-up or the interpreter's exit (it used to print
 a traceback from an exit handler). During the commit (:func:`uninterrupted`) a signal is held;

@@ -30,12 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from .client import HubClient, HubUnavailable, PublishConfig, PublishError  # noqa: F401 (callers import them here)
-from .plan import local_files, make_plan, remote_files, render_plan, same_files
+from .plan import Plan, local_files, make_plan, remote_files, render_plan, same_files
+
+if TYPE_CHECKING:
+    from ..record.model import Record
 
 
 def publish(
@@ -50,48 +55,40 @@ def publish(
     endpoint: str | None = None,
     config: PublishConfig = PublishConfig(),
     log: Callable[[str], None] = print,
+    record: Record | None = None,
 ) -> dict:
     """Publish ``dist`` (already checked) and return the commit and tag URLs. Refused (nothing
-    sent) where it would break what the Hub's last release tag promised, or where the branch
-    holds commits publish did not make (unless ``discard_hub_edits``): see ``record.hub``."""
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, get_token
+    sent) where it would break what the Hub's last release tag promised, where ``record`` (the
+    project's published record, ``record.published``) and the Hub's tags hold a newer release,
+    or where the branch holds commits publish did not make (unless ``discard_hub_edits``): see
+    ``record.published.against_hub``. Three steps: ``_read`` (nothing sent), ``_send`` (the
+    files, then the commit) and ``_tag``."""
+    from huggingface_hub import get_token
+
+    from ..record.model import Record
 
     token = token or get_token()
     if not token:
         raise PublishError("no token: set HF_TOKEN or log in with `hf auth login`")
     hub = HubClient(token, endpoint, config, log)
-    holds = [NOTHING_SENT]  # what the Hub holds if publish stops now, kept by _publish as it goes
+    holds = Holds()
     try:
         with hub:
-            return _publish(hub, dist, repo_id, revision, private, force_tag, discard_hub_edits,
-                            CommitOperationAdd, CommitOperationDelete, holds)
+            state = _read(hub, dist, repo_id, revision, private, force_tag, discard_hub_edits,
+                          record or Record(None, (), None))
+            commit = _send(hub, dist, repo_id, revision, state, holds)
+            _tag(hub, repo_id, state, commit, holds)
     except PublishError as exc:
         raise type(exc)(hub.redact(str(exc))) from None
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core.interrupts): stopped where it was
-        raise PublishInterrupted(f"interrupted: {hub.redact(holds[0])}") from None
-
-
-def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
-                      head_is_ours: bool) -> None:
-    """Refuse, naming what, unless the release keeps the promises of the Hub's release tag it is
-    measured against (``tag`` itself where it holds a release, so a ``--force-tag`` is checked
-    against what the tag points at now; else the newest tag before it) and the branch holds only
-    publish's commits since it (``record.hub.read_record``)."""
-    from ..core.errors import DumpError
-    from ..core.guard import temporary_folder
-    from ..record.hub import findings, read_record
-
-    with temporary_folder() as fetched:
-        try:
-            record = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call,
-                                 head_is_ours=head_is_ours)
-        except DumpError as exc:
-            raise PublishError(f"refused: {exc}") from None
-        problems = findings(record, dist, tag[1:], discard_edits)
-    if problems:
-        raise PublishError("refused: " + "; ".join(problems))
-    if record.tag is not None:
-        hub.log(f"The Hub's {record.tag} ({(record.commit or '')[:12]}): every id it published is kept, with its history.")
+        raise PublishInterrupted(f"interrupted: {hub.redact(holds.now)}") from None
+    base = f"{hub.endpoint}/datasets/{repo_id}"
+    return {
+        "commit": commit,
+        "commit_url": f"{base}/commit/{commit}",
+        "tag_url": f"{base}/tree/{state.plan.tag}",
+        "load": f'load_dataset("{repo_id}", revision="{state.plan.tag}")',
+    }
 
 
 class PublishInterrupted(PublishError):
@@ -106,6 +103,23 @@ MAYBE_COMMITTED = ("the Hub holds the files sent and perhaps the commit, without
                    "tags that commit instead of making a second one")
 
 
+@dataclass
+class Holds:
+    """What the Hub holds if publish stops now: each step updates it before a request that can change it."""
+
+    now: str = NOTHING_SENT
+
+
+@dataclass(frozen=True)
+class HubState:
+    """What ``_read`` found: the branch head, the plan against it, and the release tag's state."""
+
+    head: str
+    plan: Plan
+    tagged: str | None  # the commit the release's tag names now (None: no such tag)
+    move_tag: bool  # --force-tag, and the tag names other content
+
+
 @contextmanager
 def _then(note: str, only: type[PublishError] = PublishError, unless: tuple[type[PublishError], ...] = ()):
     """Add to a failure of type ``only`` (but not ``unless``) what state it left the Hub in and what to do."""
@@ -117,8 +131,11 @@ def _then(note: str, only: type[PublishError] = PublishError, unless: tuple[type
         raise type(exc)(f"{exc}; {note}") from None
 
 
-def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discard_hub_edits, Add, Delete,
-             holds: list[str]) -> dict:
+def _read(hub: HubClient, dist: Path, repo_id: str, revision: str, private: bool, force_tag: bool,
+          discard_hub_edits: bool, record: Record) -> HubState:
+    """Everything publish reads before it sends anything: who you are, the repository (made if
+    missing), its head and files, the plan against them, the record checked (``_check_the_record``)
+    and the release tag's state. Refuses, naming why, with nothing sent."""
     api = hub.api
     with _then(NOTHING_SENT, only=HubUnavailable):
         me = hub.call("whoami", api.whoami)
@@ -140,8 +157,7 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
         plan = make_plan(dist, repo_id, revision, remote_files(tree))
         hub.log(render_plan(plan, remote_known=True))
         _check_the_record(hub, dist, repo_id, revision, refs, plan.tag, discard_hub_edits,
-                          head_is_ours=same_files(local_files(dist), remote_files(tree)))
-
+                          same_files(local_files(dist), remote_files(tree)), record)
         tagged = next((t.target_commit for t in refs.tags if t.name == plan.tag), None)
         move_tag = False
         if tagged is not None:
@@ -156,63 +172,89 @@ def _publish(hub: HubClient, dist, repo_id, revision, private, force_tag, discar
                         "in pyproject.toml, or pass --force-tag to move it"
                     )
                 move_tag = True
+    return HubState(head, plan, tagged, move_tag)
 
+
+def _check_the_record(hub: HubClient, dist: Path, repo_id: str, revision: str, refs, tag: str, discard_edits: bool,
+                      head_is_ours: bool, record: Record) -> None:
+    """Refuse, naming what, unless the release keeps the promises of the Hub's release tag it is
+    measured against (``tag`` itself where it holds a release, so a ``--force-tag`` is checked
+    against what the tag points at now; else the newest tag before it), no newer release is
+    published in ``record`` or on the Hub, and the branch holds only publish's commits since the
+    tag (``record.published.against_hub``)."""
+    from ..core.errors import DumpError
+    from ..core.guard import temporary_folder
+    from ..record.hub import read_record
+    from ..record.published import against_hub
+
+    with temporary_folder() as fetched:
+        try:
+            found = read_record(hub.api, repo_id, fetched, branch=revision, before=tag, refs=refs, call=hub.call,
+                                head_is_ours=head_is_ours)
+        except DumpError as exc:
+            raise PublishError(f"refused: {exc}") from None
+        problems = against_hub(found, record, dist, tag[1:], discard_edits)[1]
+    if problems:
+        raise PublishError("refused: " + "; ".join(problems))
+    if found.tag is not None:
+        hub.log(f"The Hub's {found.tag} ({(found.commit or '')[:12]}): every id it published is kept, with its history.")
+
+
+def _send(hub: HubClient, dist: Path, repo_id: str, revision: str, state: HubState, holds: Holds) -> str:
+    """The release's commit: the files sent to the Hub's storage, then one commit naming them on
+    top of the head that was read; the head itself where it already holds this release."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    plan, head, api = state.plan, state.head, hub.api
     if plan.empty:
-        commit_oid = head
         hub.log("Nothing changed since the last commit: no new commit.")
-        if move_tag:  # --force-tag: the tag names other content, the head this release
+        if state.move_tag:  # --force-tag: the tag names other content, the head this release
             hub.log(f"The branch head {head[:12]} holds this release and {plan.tag} names other content "
-                    f"(commit {(tagged or '')[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
-        elif tagged is None:
+                    f"(commit {(state.tagged or '')[:12]}): moving {plan.tag} to {head[:12]} (--force-tag).")
+        elif state.tagged is None:
             # An earlier run that stopped after its commit left exactly this: its release, untagged.
             hub.log(f"The branch head {head[:12]} holds this release without its tag (a publish stopped after its "
                     f"commit): tagging it {plan.tag}.")
-    else:
-        operations = [Add(path_in_repo=f.path, path_or_fileobj=str(dist / f.path)) for f in plan.add + plan.update]
-        operations += [Delete(path_in_repo=p) for p in plan.delete]
+        return head
+    additions = [CommitOperationAdd(path_in_repo=f.path, path_or_fileobj=str(dist / f.path))
+                 for f in plan.add + plan.update]
+    operations = [*additions, *(CommitOperationDelete(path_in_repo=p) for p in plan.delete)]
+    holds.now = FILES_SENT
+    with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
+        hub.call("upload", api.preupload_lfs_files, repo_id, additions, repo_type="dataset", revision=revision,
+                 free_memory=False)
+    # refused, the commit was not made; unanswered, it may have been
+    holds.now = MAYBE_COMMITTED
+    with _then(FILES_SENT, unless=(HubUnavailable,)), _then(MAYBE_COMMITTED, only=HubUnavailable):
+        info = hub.call(
+            "commit",
+            api.create_commit,
+            repo_id,
+            operations,
+            repo_type="dataset",
+            revision=revision,
+            parent_commit=head,
+            commit_message=plan.message,
+            commit_description=plan.description,
+            recover=partial(_applied_earlier, hub, repo_id, revision, head, plan.message, dist),
+        )
+    hub.log(f"Committed {info.oid[:12]}.")
+    return info.oid
 
-        additions = [op for op in operations if isinstance(op, Add)]
-        holds[0] = FILES_SENT
-        with _then(FILES_SENT):  # the LFS files go to the Hub's storage (Xet) before the commit names them
-            hub.call("upload", api.preupload_lfs_files, repo_id, additions, repo_type="dataset", revision=revision,
-                     free_memory=False)
-        # refused, the commit was not made; unanswered, it may have been
-        holds[0] = MAYBE_COMMITTED
-        with _then(FILES_SENT, unless=(HubUnavailable,)), _then(MAYBE_COMMITTED, only=HubUnavailable):
-            info = hub.call(
-                "commit",
-                api.create_commit,
-                repo_id,
-                operations,
-                repo_type="dataset",
-                revision=revision,
-                parent_commit=head,
-                commit_message=plan.message,
-                commit_description=plan.description,
-                recover=partial(_applied_earlier, hub, repo_id, revision, head, plan.message, dist),
-            )
-        commit_oid = info.oid
-        hub.log(f"Committed {commit_oid[:12]}.")
 
-    if tagged is None or move_tag:
-        holds[0] = (f"the Hub holds commit {commit_oid[:12]}, its tag {plan.tag} may be missing: run publish again "
-                    "to tag it")
-        with _then(holds[0]):
-            if move_tag:
-                hub.call("move tag", api.delete_tag, repo_id, tag=plan.tag, repo_type="dataset",
-                         recover=partial(_untagged_earlier, hub, repo_id, plan.tag), recover_on=(404,))
-            hub.call("tag", api.create_tag, repo_id, tag=plan.tag, revision=commit_oid, repo_type="dataset",
-                     tag_message=plan.message, recover=partial(_tagged_earlier, hub, repo_id, plan.tag, commit_oid))
-    holds[0] = f"the Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}"
-    hub.log(f"The Hub holds the release complete: commit {commit_oid[:12]} tagged {plan.tag}.")
-    base = f"{hub.endpoint}/datasets/{repo_id}"
-    result = {
-        "commit": commit_oid,
-        "commit_url": f"{base}/commit/{commit_oid}",
-        "tag_url": f"{base}/tree/{plan.tag}",
-        "load": f'load_dataset("{repo_id}", revision="{plan.tag}")',
-    }
-    return result
+def _tag(hub: HubClient, repo_id: str, state: HubState, commit: str, holds: Holds) -> None:
+    """The release tag on ``commit``: made, or moved there (``--force-tag``), unless it names it already."""
+    tag, api = state.plan.tag, hub.api
+    if state.tagged is None or state.move_tag:
+        holds.now = f"the Hub holds commit {commit[:12]}, its tag {tag} may be missing: run publish again to tag it"
+        with _then(holds.now):
+            if state.move_tag:
+                hub.call("move tag", api.delete_tag, repo_id, tag=tag, repo_type="dataset",
+                         recover=partial(_untagged_earlier, hub, repo_id, tag), recover_on=(404,))
+            hub.call("tag", api.create_tag, repo_id, tag=tag, revision=commit, repo_type="dataset",
+                     tag_message=state.plan.message, recover=partial(_tagged_earlier, hub, repo_id, tag, commit))
+    holds.now = f"the Hub holds the release complete: commit {commit[:12]} tagged {tag}"
+    hub.log(f"The Hub holds the release complete: commit {commit[:12]} tagged {tag}.")
 
 
 # The recovery steps: asked, after a request whose answer was lost, whether it went through.

@@ -17,6 +17,8 @@ from ..core.errors import DumpError
 from ..core.guard import replace_dir
 from ..core.names import MANIFEST, holds_release, release_table_paths, table_folder
 from ..core.sums import sha256_file
+from ..core.versions import VERSION_RE
+from ..record.published import Record, newer_published, published_record
 from .client import PublishError
 
 
@@ -87,19 +89,30 @@ class Staged:
     """A release ready to send, or the reasons it may not be."""
 
     path: Path  # the files to upload, exactly
+    record: Record  # what the project has published, as known where publish runs (the Hub's tags come later)
     failures: list[str] = field(default_factory=list)  # each a reason to refuse
-    note: str | None = None  # a release step left out that does not refuse it
 
 
-def changelog_note(dist: Path) -> str | None:
-    """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
-    from ..release.contents import CHANGELOG, missing_entry
-
+def _version(dist: Path) -> str | None:
+    """The version of the release in ``dist`` (None: its manifest does not read; verify names it)."""
     try:
         version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-        return missing_entry((dist / CHANGELOG).read_text(encoding="utf-8"), version)
-    except (OSError, ValueError, KeyError, TypeError):  # verify names a damaged release
+    except (OSError, ValueError, KeyError, TypeError):
         return None
+    return version if isinstance(version, str) and VERSION_RE.fullmatch(version) else None
+
+
+def undated(dist: Path) -> str | None:
+    """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
+    from ..core.resources import checkout
+    from ..release.contents import CHANGELOG, missing_entry
+
+    version = _version(dist)
+    try:
+        text = (dist / CHANGELOG).read_text(encoding="utf-8")
+    except OSError:  # verify names a damaged release
+        return None
+    return missing_entry(text, version, in_checkout=checkout() is not None) if version else None
 
 
 @contextmanager
@@ -122,8 +135,10 @@ def staged(dist: Path, raw: Path, repo_id: str, stage_dir: Path | None, build_co
     with ExitStack() as held, temporary_folder() as tmp:
         for folder in (dist, *([stage_dir] if stage_dir else [])):  # no build replaces them while read and sent
             held.enter_context(writing(folder))
-        out = Staged(stage_dir or tmp / "release")
+        out = Staged(stage_dir or tmp / "release", published_record(raw, dist))
         out.failures = preconditions(raw, dist, docs=docs_skipped(dist) is None)
+        if newer := newer_published(_version(dist) or "0.0.0", out.record):  # the Hub's tags are read by publish
+            out.failures.append(newer)
         try:
             stage_release(raw, dist, repo_id, out.path)
             # Staged for the project's own repository, the release is a copy of dist/, which the
@@ -132,7 +147,8 @@ def staged(dist: Path, raw: Path, repo_id: str, stage_dir: Path | None, build_co
                              for p in verify(out.path, standards=not staged_as_copy(repo_id))]
         except PublishError as exc:
             out.failures.append(str(exc))
+        if step := undated(dist):
+            out.failures.append(step)
         if not get_token():
             out.failures.append("no token: set HF_TOKEN or log in with `hf auth login`")
-        out.note = changelog_note(dist)
         yield out

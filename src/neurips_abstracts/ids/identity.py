@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.versions import version_key
 from ..ingest.previous import FIRST_IDS, FOUNDED, IdRow, PreviousRelease, record_key
 
 CURRENT, MERGED, REMOVED = "current", "merged", "removed"
@@ -41,10 +42,6 @@ CURRENT, MERGED, REMOVED = "current", "merged", "removed"
 def new_paper_id(source_sha256: str, byte_start: int, attempt: int = 0) -> str:
     key = f"{source_sha256}:{byte_start}" + (f":{attempt}" if attempt else "")
     return hashlib.sha256(key.encode("ascii")).hexdigest()[:16]
-
-
-def _version_key(version: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in version.replace("-", ".").split("."))
 
 
 @dataclass(frozen=True)
@@ -120,7 +117,7 @@ def assign_ids(
     for pid, by_cluster in claims.items():
         here = founded_here.get(pid)
         home = min(by_cluster, key=lambda c: (here != c, -by_cluster[c][0], by_cluster[c][1]))
-        held.setdefault(home, []).append(((_version_key(prev_rows[pid].first_release), by_cluster[home][1], pid), pid))
+        held.setdefault(home, []).append(((version_key(prev_rows[pid].first_release), by_cluster[home][1], pid), pid))
 
     paper_of: dict[int, str] = {}
     merged_into: dict[str, str] = {}

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST
+from ..core.versions import version_key
 from .git import committed, release_commit
-from .hub import version_key
 from .model import Record
 
 if TYPE_CHECKING:
@@ -73,6 +73,16 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
             raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
                             f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
                             "--first-release to start the id history over on purpose", code="drops-ids")
+
+
+def newer_published(version: str, record: Record) -> str | None:
+    """Why a release of ``version`` may not be published on top of ``record`` (None: it may): a
+    newer release is published, which it would lower (``publish`` never lowers what a tag holds)."""
+    newest = record.newest
+    if newest is None or version_key(newest.version) <= version_key(version):
+        return None
+    return (f"a newer release than this one ({version}) is published: {newest.version} ({newest.how}); "
+            f"build on it (--previous {newest.version}) with a version after it in pyproject.toml")
 
 
 def newest_published_ids(record: Record) -> tuple[str, dict[str, str]] | None:

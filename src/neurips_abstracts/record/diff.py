@@ -19,8 +19,9 @@ import pyarrow.parquet as pq
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, SUMS, data_path, holds_release, table_paths
 from ..core.schema import TABLES
+from ..core.versions import VERSION_RE
 from ..ingest.previous import damaged
-from .git import VERSION_RE, release_commit  # noqa: F401 - where diff's callers find them
+from .git import release_commit  # noqa: F401 - where diff's callers find it
 
 EXCERPT_WORDS = 8  # words of context either side of a change
 

@@ -12,14 +12,13 @@ from pathlib import Path
 from ..core.clones import Blobs, git, git_text as text
 from ..core.errors import GitError
 from ..core.names import MANIFEST, SUMS, data_path
+from ..core.versions import TAG_RE, VERSION_RE
 from ..release.contents import CHANGELOG, changelog_date
-
-VERSION_RE = re.compile(r"v?(\d+\.\d+\.\d+)")  # a released version as typed: 1.1.0 or v1.1.0
 
 
 def release_tags(repo: Path) -> list[str]:
     """The release tags (``v1.1.0``, ...) of ``repo``; none where git fails."""
-    return text(repo, "tag", "--list", "v[0-9]*").split()
+    return [t for t in text(repo, "tag", "--list", "v[0-9]*").split() if TAG_RE.fullmatch(t)]
 
 
 def manifest_commit(repo: Path) -> str | None:

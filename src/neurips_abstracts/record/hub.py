@@ -15,26 +15,18 @@ without publishing. Three things are checked:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
+from ..core.versions import TAG_RE, version_key
 
 if TYPE_CHECKING:
     from ..ingest.previous import PreviousRelease
 
-TAG_RE = re.compile(r"v([0-9]+)\.([0-9]+)\.([0-9]+)")
 PUBLISH_TITLE = "Release {tag}"  # the title of the commit publish makes for a release (hub/plan.py)
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    m = TAG_RE.fullmatch(version if version.startswith("v") else f"v{version}")
-    if m is None:
-        raise ValueError(f"not a release version: {version}")
-    return tuple(int(g) for g in m.groups())
 
 
 @dataclass
@@ -44,10 +36,15 @@ class HubRecord:
     repo_id: str
     tag: str | None  # the release tag checked against (None: the repository holds none)
     commit: str | None
-    newest: str | None  # the newest release tag of any version
+    tags: tuple[str, ...]  # every release tag the repository holds, newest first
     previous: PreviousRelease | None = None  # read from the tag
     foreign: list[tuple[str, str]] = field(default_factory=list)  # (commit, title) after the tag, not publish's
     moved: str | None = None  # why the tag is not where publish put it
+
+    @property
+    def newest(self) -> str | None:
+        """The newest release tag of any version."""
+        return self.tags[0] if self.tags else None
 
 
 def _direct(what: str, fn, *args, **kwargs):
@@ -69,7 +66,6 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
 
     refs = refs or call("reading its branches and tags", api.list_repo_refs, repo_id, repo_type="dataset")
     tags = {t.name: t.target_commit for t in refs.tags if TAG_RE.fullmatch(t.name)}
-    newest = max(tags, key=version_key, default=None)
     if version is not None:
         tag: str | None = version if version.startswith("v") else f"v{version}"
         if tag not in tags:
@@ -82,7 +78,7 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
             # the tag a publish would move (--force-tag) is checked against the release it
             # points at now: its ids must not vanish from the Hub
             tag = at
-    record = HubRecord(repo_id, tag, tags.get(tag), newest)
+    record = HubRecord(repo_id, tag, tags.get(tag), tuple(sorted(tags, key=version_key, reverse=True)))
     if tag is None:
         return record
     commit = tags[tag]
@@ -144,13 +140,13 @@ def broken(record: HubRecord, dist: Path) -> list[str]:
             for what, ids in found]
 
 
-def findings(record: HubRecord, dist: Path, version: str, discard_edits: bool = False) -> list[str]:
-    """Everything that keeps the release in ``dist`` (``version``) from being published on top
-    of what the Hub holds, each in one line; empty when nothing does. ``discard_edits``: commits
-    after the tag are not counted (publish --discard-hub-edits replaces what they changed)."""
+def findings(record: HubRecord, dist: Path, discard_edits: bool = False) -> list[str]:
+    """What the Hub's repository itself keeps the release in ``dist`` from being published on top
+    of, each in one line (a newer release anywhere in the record is ``checks.newer_published``'s):
+    a moved tag, commits after it that publish did not make, and promises of the tagged release
+    broken. ``discard_edits``: commits after the tag are not counted (publish --discard-hub-edits
+    replaces what they changed)."""
     out = []
-    if record.newest is not None and version_key(record.newest) > version_key(version):
-        out.append(f"the Hub already holds a newer release, {record.newest}, than this one (v{version})")
     if record.moved:
         out.append(record.moved)
     if record.foreign and not discard_edits:
@@ -161,7 +157,7 @@ def findings(record: HubRecord, dist: Path, version: str, discard_edits: bool = 
     return out + broken(record, dist)
 
 
-def _reader(repo_id: str, endpoint: str | None, token: str | None):
+def reader(repo_id: str, endpoint: str | None = None, token: str | None = None):
     """A client of the Hub and a ``call`` for ``read_record`` that turns any failure to read the
     Hub into one line (DumpError) naming the repository and what was read."""
     from huggingface_hub import HfApi
@@ -186,27 +182,11 @@ def _reader(repo_id: str, endpoint: str | None, token: str | None):
     return api, call
 
 
-def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endpoint: str | None = None,
-                      token: str | None = None) -> tuple[HubRecord, list[str]]:
-    """``verify --hub``: the Hub's record of ``repo_id`` (the tag of ``version``, else its newest
-    release tag) and what keeps the release in ``dist`` from being published on top of it.
-    DumpError in one line if the Hub cannot be read."""
-    import json
-
-    from ..core.guard import temporary_folder
-
-    api, call = _reader(repo_id, endpoint, token)
-    dist_version = json.loads((Path(dist) / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-    with temporary_folder() as fetched:
-        record = read_record(api, repo_id, fetched, version=version, call=call)
-        return record, findings(record, Path(dist), dist_version)
-
-
 def fetch_release(repo_id: str, version: str, into: Path, endpoint: str | None = None,
                   token: str | None = None) -> Path:
     """``build --previous hub:vX.Y.Z``: the files of the release tagged ``version`` on the Hub
     that hold its ids, downloaded into ``into`` (a release folder a build reads its ids from)."""
-    api, call = _reader(repo_id, endpoint, token)
+    api, call = reader(repo_id, endpoint, token)
     from ..core.errors import DumpError
 
     into.mkdir(parents=True, exist_ok=True)

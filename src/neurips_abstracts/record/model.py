@@ -3,12 +3,17 @@ make where a command runs (``Record``). ``published`` builds a record; ``checks`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.clones import checkout_command
 from ..core.names import MANIFEST
+from ..core.versions import version_key
 from .git import manifest_commit
+
+if TYPE_CHECKING:
+    from .hub import HubRecord
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,14 @@ class Record:
 
     def versions(self) -> set[str]:
         return {p.version for p in self.published}
+
+    def with_hub(self, hub: HubRecord) -> Record:
+        """This record and the release tags of the Hub's repository: one record, newest first, each
+        version known the first way it was found (git and CHANGELOG.md before the Hub)."""
+        found = {p.version: p for p in self.published}
+        for tag in hub.tags:
+            found.setdefault(tag[1:], Published(tag[1:], f"tag {tag} of {hub.repo_id} on the Hub"))
+        return replace(self, published=tuple(sorted(found.values(), key=lambda p: version_key(p.version), reverse=True)))
 
     def evidence(self) -> str | None:
         """Why the record says the project has published (None: nothing says so)."""

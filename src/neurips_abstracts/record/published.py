@@ -1,6 +1,6 @@
-"""What this project has published: the record ``build``, ``check`` and ``add`` measure paper ids
-against, and the one way every command names a release (:func:`locate_release`; ``verify --hub``
-and ``publish`` read the Hub's tags through ``record.hub`` themselves).
+"""What this project has published: the record every command measures paper ids and versions
+against (``build``, ``check``, ``add``, ``diff``, ``verify --hub``, ``publish``), and the one way
+every command names a release (:func:`locate_release`, :func:`hub_tag`).
 
 A promise already published (an id, its ``first_release``, a version) is checked against what
 was released, never inferred from where folders stand. What was released is known from:
@@ -16,10 +16,12 @@ was released, never inferred from where folders stand. What was released is know
   ``verify --hub``, ``--previous hub:…``): the Hub is never asked behind a build's back.
 
 :func:`published_record` gathers them (:class:`Record`: each version with how it is known, the
-newest); :func:`resolve_release` turns every way a user names a release (a folder, a version,
-a git revision, ``hub:vX.Y.Z``, or by default the release being replaced or the one beside raw/)
-into one read :class:`PreviousRelease`; :func:`check_anchor` and :func:`check_build` hold a build
-to the record:
+newest; ``Record.with_hub`` adds the Hub's tags once a command has read them); :func:`resolve_release`
+turns every way a user names a release (a folder, a version, a git revision, ``hub:vX.Y.Z``, or by
+default the release being replaced or the one beside raw/) into one read :class:`PreviousRelease`;
+:func:`check_anchor` and :func:`check_build` hold a build to the record, and :func:`against_hub`
+holds a release about to be published (``publish``, ``verify --hub``) to the record and the Hub's
+tags together:
 
 * the anchor is never older than the newest published release (it is read from git instead, or
   the build is refused naming both);
@@ -27,19 +29,24 @@ to the record:
   version from other dumps than it was built from (refused, naming the bump), while rebuilding a
   released version from its own release stays allowed;
 * no build replaces a release folder by one that drops or re-dates an id it holds, unless
-  ``--first-release`` says so.
+  ``--first-release`` says so;
+* no release is published on top of a newer one (a git tag, a dated CHANGELOG entry or a Hub
+  tag), and none that drops or re-dates an id of the Hub's tag it is measured against (the tag
+  itself where ``--force-tag`` would move it).
 """
 
 from __future__ import annotations
 
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.clones import clone_of
 from ..core.errors import DumpError
 from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
 from ..core.names import MANIFEST, release_beside
+from ..core.versions import VERSION_RE, release_tag, version_key
 from ..ingest.previous import (
     BESIDE_RAW,
     PreviousRelease,
@@ -48,15 +55,22 @@ from ..ingest.previous import (
     release_at,
 )
 from ..release.contents import CHANGELOG, changelog_date, released_versions
-from .checks import check_anchor, check_build, newest_published_ids, since_published  # noqa: F401 - the record's API
+from .checks import (  # noqa: F401 - the record's API
+    check_anchor,
+    check_build,
+    newer_published,
+    newest_published_ids,
+    since_published,
+)
 from .git import (
-    VERSION_RE,
     release_commit,
     release_from_git,
     release_tags,
 )
-from .hub import version_key
 from .model import Published, Record  # noqa: F401 - the record's API
+
+if TYPE_CHECKING:
+    from .hub import HubRecord
 
 HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
@@ -183,7 +197,7 @@ def locate_release(spec: str, record: Record, into: Path, local: tuple[Path, ...
     Hub's tag; a revision is the package's checkout's. Every command names releases this way."""
     spec = str(spec)
     if spec.startswith(HUB_PREFIX):
-        return _from_hub(spec[len(HUB_PREFIX):], into), "hub"
+        return _from_hub(hub_tag(spec), into), "hub"
     if Path(spec).exists() or Path(spec).is_symlink():
         return Path(spec), None
     if (said := killed_build_left(spec)) is not None:
@@ -230,11 +244,52 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
     return ([] if commit else [str(folder)]), release_at(folder)
 
 
+def hub_tag(spec: str) -> str:
+    """The Hub's release tag a user names: ``hub:v1.1.0``, ``v1.1.0`` or ``1.1.0`` -> ``v1.1.0``
+    (ValueError for anything else)."""
+    return release_tag(spec[len(HUB_PREFIX):] if spec.startswith(HUB_PREFIX) else spec)
+
+
 def _from_hub(tag: str, into: Path) -> Path:
     from ..core.resources import hub_repo
     from .hub import fetch_release
 
-    return fetch_release(hub_repo(), tag, into)
+    try:
+        return fetch_release(hub_repo(), tag, into)
+    except ValueError as exc:
+        raise DumpError(f"{HUB_PREFIX}{tag}", str(exc)) from None
+
+
+def against_hub(hub: HubRecord, record: Record, dist: Path, version: str, discard_edits: bool = False
+                ) -> tuple[Record, list[str]]:
+    """The record with the Hub's tags (``Record.with_hub``), and everything that keeps the release
+    in ``dist`` (``version``) from being published on top of it, each in one line (empty: nothing
+    does): a newer release published anywhere in the record, and what the Hub's repository holds
+    against it (``record.hub.findings``: a moved tag, commits publish did not make, promises of
+    the tagged release broken). ``publish`` refuses on these; ``verify --hub`` reports them."""
+    from .hub import findings
+
+    whole = record.with_hub(hub)
+    newer = newer_published(version, whole)
+    return whole, ([newer] if newer else []) + findings(hub, dist, discard_edits)
+
+
+def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endpoint: str | None = None,
+                      token: str | None = None) -> tuple[HubRecord, list[str]]:
+    """``verify --hub``: the Hub's record of ``repo_id`` (the tag of ``version``, named as
+    :func:`hub_tag` reads it, else its newest release tag) and what keeps the release in ``dist``
+    from being published on top of it and of this project's record (:func:`against_hub`).
+    DumpError in one line if the Hub cannot be read."""
+    import json
+
+    from ..core.guard import temporary_folder
+    from .hub import read_record, reader
+
+    api, call = reader(repo_id, endpoint, token)
+    dist_version = json.loads((Path(dist) / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+    with temporary_folder() as fetched:
+        hub = read_record(api, repo_id, fetched, version=None if version is None else hub_tag(version), call=call)
+        return hub, against_hub(hub, published_record(None, dist), Path(dist), dist_version)[1]
 
 
 def _local_releases(beside: Path, out) -> list[Path]:

@@ -47,15 +47,22 @@ def latest_release(changelog: str) -> str | None:
     return m[1] if m else None
 
 
-def missing_entry(changelog: str, version: str) -> str | None:
-    """What to do before publishing ``version`` when CHANGELOG.md has no dated entry for it
-    (None: it has one): the release step that writes it."""
+def missing_entry(changelog: str, version: str, in_checkout: bool = True) -> str | None:
+    """Why ``version`` may not be published when CHANGELOG.md has no dated entry for it (None: it
+    has one), and the release step that writes it: in a checkout of the project (``in_checkout``),
+    the command; an installed package's CHANGELOG.md, which its builds copy, is dated only where it
+    was made. A release dates itself: outside a clone, the published record knows a release by the
+    date its own CHANGELOG.md gives it, so one published undated could have ids minted under its
+    version by a later build."""
     if changelog_date(changelog, version):
         return None
+    why = "a release dates itself: a copy of it outside git is known as published by that date alone"
+    if not in_checkout:
+        return (f"CHANGELOG.md has no dated entry for {version}, and the installed package's, which its builds copy, "
+                f"cannot get one: publish from a checkout of the project at its release commit ({why})")
     previous = latest_release(changelog) or "<previous version>"
     return (f"CHANGELOG.md has no dated entry for {version}: write it with `python build_dataset.py diff {previous} "
-            "dist --write-changelog`, build again and commit (the release would go out without it, and without "
-            "a date of publication)")
+            f"dist --write-changelog`, build again and commit ({why})")
 
 
 @dataclass(frozen=True)
