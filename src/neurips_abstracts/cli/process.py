@@ -12,9 +12,9 @@ import os
 # them, and a value the user set is kept.
 ENVIRONMENT = {
     # numpy's wheels for Linux and Windows bring OpenBLAS, which starts a thread per core the
-    # moment numpy is imported and keeps them spinning: over a tenth of a seeds build's CPU, and a core
-    # taken from the build's own threads. No command does linear algebra (numpy sorts, compares
-    # and counts here): one BLAS thread is all a command can use.
+    # moment numpy is imported, and those threads spin while they wait for work: over a tenth of
+    # a seeds build's CPU, taken from the build's own threads. No command does linear algebra
+    # (numpy sorts, compares and counts here): one BLAS thread is all a command can use.
     "OPENBLAS_NUM_THREADS": "1",
 }
 
@@ -28,7 +28,8 @@ def starting() -> None:
 def finished() -> None:
     """After the command finished (exit status 0), right before the interpreter exits: every
     object is frozen (``gc.freeze``), so the collections Python runs at exit walk none of the
-    hundreds of thousands the imports made (a command pauses the collector while it runs, see
-    ``core.gc_pause``): at exit they were over a tenth of a seeds build's CPU, and found no garbage
-    that matters (the command has closed its files and removed its temporary folders)."""
+    hundreds of thousands the imports made (the build pauses the collector while it runs, see
+    ``core.gc_pause``, so none was collected before): at exit they were over a tenth of a seeds
+    build's CPU, and found no garbage that matters (the command has closed its files and
+    removed its temporary folders)."""
     gc.freeze()
