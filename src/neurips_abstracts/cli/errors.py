@@ -73,6 +73,10 @@ class ReportsErrors(click.Group):
         _invoked[0] = kwargs.get("prog_name") or os.path.basename(sys.argv[0]) or DOC_PROG
         tolerant_streams()
         from ..core import interrupts
+        from . import process
+
+        if as_process:
+            process.starting()
 
         # Ctrl-C or SIGTERM: all old and exit 1, or all new and exit 0. A command run as a process
         # (no ``args``: from sys.argv) ignores signals after its commit until it exits; one
@@ -89,6 +93,10 @@ class ReportsErrors(click.Group):
                 finally:
                     if (note := interrupts.finish_note()) is not None:
                         click.echo(note, err=True)
+        except SystemExit as exc:
+            if as_process and exc.code in (None, 0):
+                process.finished()
+            raise
         finally:
             from ..core.guard import kill_point
 

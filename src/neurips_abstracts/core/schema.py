@@ -98,21 +98,29 @@ def hidden(names: tuple[str, ...]):
 
 
 def import_pandera_polars():
-    """``pandera.polars``, imported without its pandas and hypothesis parts.
+    """The classes of pandera's polars API the contracts are made of: ``(DataFrameSchema, Column,
+    Check)``, those ``pandera.polars`` exports, imported from their own modules without its
+    pandas and hypothesis parts.
 
     pandera's top-level package imports its pandas API whenever pandas is installed (``datasets``
     installs it), and its strategies whenever hypothesis is, though the polars API uses neither:
     those imports were most of a seeds build's start-up. pandera leaves them out when the modules
     are missing, so they are reported missing for that one import (taken out of ``sys.modules``
-    for its duration if already loaded, then put back as they were).
+    for its duration if already loaded, then put back as they were). ``pandera.polars`` itself
+    would add what the contracts do not use (its decorators and schema inference: a tenth of
+    the time pandera's import and the three schemas take); tests/build/test_contract_imports.py
+    checks that the classes are the same and that the contracts report every fault alike
+    either way.
     """
     if "pandera" not in sys.modules:
         with hidden(_UNNEEDED_BY_PANDERA_POLARS):
-            import pandera.polars
+            import pandera.api.polars.container  # noqa: F401  (the first import, without pandas; named below)
             from pandera.backends.polars import builtin_checks, checks  # noqa: F401  (else loaded when validating)
-    import pandera.polars
+    from pandera.api.checks import Check
+    from pandera.api.polars.components import Column
+    from pandera.api.polars.container import DataFrameSchema
 
-    return pandera.polars
+    return DataFrameSchema, Column, Check
 
 
 @lru_cache(maxsize=None)
@@ -121,7 +129,7 @@ def pandera_schema(table: str):
     per table (validating does not change it; making one deep-copies every column)."""
     import polars as pl
 
-    pa_pl = import_pandera_polars()
+    DataFrameSchema, Column, Check = import_pandera_polars()
 
     dtypes = {"string": pl.String, "integer": pl.Int64, "number": pl.Float64, "boolean": pl.Boolean}
     spec = table_schema(table)
@@ -130,16 +138,16 @@ def pandera_schema(table: str):
         c = f.get("constraints", {})
         checks = []
         if "pattern" in c:
-            checks.append(pa_pl.Check.str_matches(c["pattern"]))
+            checks.append(Check.str_matches(c["pattern"]))
         if "enum" in c:
-            checks.append(pa_pl.Check.isin(c["enum"]))
+            checks.append(Check.isin(c["enum"]))
         if "minimum" in c:
-            checks.append(pa_pl.Check.ge(c["minimum"]))
+            checks.append(Check.ge(c["minimum"]))
         if "maximum" in c:
-            checks.append(pa_pl.Check.le(c["maximum"]))
+            checks.append(Check.le(c["maximum"]))
         if "minLength" in c:
-            checks.append(pa_pl.Check.str_length(min_value=c["minLength"]))
-        columns[f["name"]] = pa_pl.Column(
+            checks.append(Check.str_length(min_value=c["minLength"]))
+        columns[f["name"]] = Column(
             dtypes[f["type"]],
             checks=checks,
             nullable=not c.get("required", False),
@@ -147,6 +155,6 @@ def pandera_schema(table: str):
             description=f["description"],
             title=f.get("title"),
         )
-    return pa_pl.DataFrameSchema(
+    return DataFrameSchema(
         columns, name=table, strict=True, ordered=True, unique=spec.get("primaryKey"), description=spec.get("description")
     )

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST
 from ..core.versions import version_key
-from .git import git, release_commit
+from .git import committed, release_commit
 from .model import Record
 
 if TYPE_CHECKING:
@@ -115,24 +116,28 @@ def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, s
     from ..ingest.previous import read_ids
     from .git import release_from_git
 
-    if version is None or record.clone is None or (commit := release_commit(version, record.clone)) is None:
+    if version is None or record.clone is None:
         return None
-    proc = git(record.clone, "show", f"{commit}:dist/{MANIFEST}")
-    try:
-        rows = json.loads(proc.stdout).get("ids") if proc.returncode == 0 else None
-    except (ValueError, AttributeError):
-        rows = None
-    if isinstance(rows, list):
+    with Blobs(record.clone) as files:
+        if (commit := release_commit(version, record.clone, files)) is None:
+            return None
+        manifest = committed(files, commit, MANIFEST)
         try:
-            return version, {r[0]: r[3] for r in rows}
-        except (TypeError, IndexError, KeyError):
-            pass  # not the list a manifest keeps: the tables say
-    with temporary_folder() as tmp:
-        try:
-            _, ids = read_ids(release_from_git(commit, record.clone, tmp / "release", tables=("ids", "papers"))[0])
-        except (DumpError, ValueError):
-            return None  # the release commit does not read: its anchor was checked as it was built
-        return version, {r.id: r.first_release for r in ids}
+            rows = json.loads(manifest).get("ids") if manifest is not None else None
+        except (ValueError, AttributeError):
+            rows = None
+        if isinstance(rows, list):
+            try:
+                return version, {r[0]: r[3] for r in rows}
+            except (TypeError, IndexError, KeyError):
+                pass  # not the list a manifest keeps: the tables say
+        with temporary_folder() as tmp:
+            try:
+                folder = release_from_git(commit, record.clone, tmp / "release", tables=("ids", "papers"), files=files)[0]
+                _, ids = read_ids(folder)
+            except (DumpError, ValueError):
+                return None  # the release commit does not read: its anchor was checked as it was built
+            return version, {r.id: r.first_release for r in ids}
 
 
 def since_published(ids, record: Record, previous: PreviousRelease | None = None) -> dict:
