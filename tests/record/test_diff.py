@@ -11,11 +11,11 @@ from neurips_abstracts.core.errors import DumpError
 from neurips_abstracts.record.diff import (
     compare,
     load_side,
-    release_commit,
     to_markdown,
     word_excerpt,
     write_changelog,
 )
+from neurips_abstracts.record.git import release_commit
 from neurips_abstracts.text.normalize import normalize
 
 from tests.helpers import SEED_DIR, copy_seeds, make_dump, run_cli, run_process, synthetic_abstracts

@@ -23,7 +23,8 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
     """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
 
     Refuses (exit 1, RAW untouched) whatever `validate` calls an error, naming file and line.
-    Otherwise prints what the dump will do to the release in the dist/ beside RAW (new papers;
+    Otherwise prints what the dump will do to the release a build of RAW keeps (the dist/ beside
+    RAW, or the newest published release, read from git, where that one is older; new papers;
     records that are exact copies of published papers, with their ids; records that become the
     canonical text of published papers, with ids and similarity to the text they replace), writes
     RAW/NNN_<hex>.txt (the next free number; the first 16 hex digits of its SHA-256) and

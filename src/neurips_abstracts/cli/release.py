@@ -17,9 +17,10 @@ from .output import AsInvokedCommand, fail, invoked, stage_progress
 @click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder of dump files to build from.")
 @click.option("--out", "out_dir", default="dist", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
 @click.option("--previous", "previous_dir", default=None,
-              help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision, "
-                   "read from git history, or hub:v1.1.0, the release tagged on the Hub (hub-repo; HF_ENDPOINT selects "
-                   "another Hub)  [default: the release OUT holds, else the dist/ folder beside RAW; never one older than "
+              help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision "
+                   "(read from git history; outside a clone, a version is a release folder at hand, the package's own "
+                   "checkout or the Hub's tag), or hub:v1.1.0, the release tagged on the Hub (hub-repo; HF_ENDPOINT "
+                   "selects another Hub)  [default: the release OUT holds, else the dist/ folder beside RAW; never one older than "
                    "the newest published release (read from git instead); refused if missing where the project has "
                    "published before].")
 @click.option("--first-release", is_flag=True, help="Keep no earlier ids: every paper gets a new id (to start the id history over on purpose).")

@@ -5,8 +5,8 @@ nothing else: the dump under its name (the next free number, then the first 16 h
 SHA-256) and its metadata file (``sidecar``). Two contributors adding dumps from the same main
 therefore never edit the same file. Both files appear together or not at all.
 
-Before it lands, ``impact`` says what the dump will do to the release in the ``dist/`` beside
-raw/: how many papers it adds, which of its records are exact copies of published papers, and
+Before it lands, ``impact`` says what the dump will do to the release a build keeps (the ``dist/`` beside
+raw/, or the newest published release where that one is older): how many papers it adds, which of its records are exact copies of published papers, and
 which become the canonical text of a published paper (newest crawl wins), with the similarity to
 the text they replace. ``add --dry-run`` prints it and writes nothing.
 """

@@ -28,6 +28,21 @@ def holds_release(folder: str | Path) -> bool:
     return (Path(folder) / MANIFEST).is_file()
 
 
+def release_version(folder: str | Path) -> str | None:
+    """The version the release in ``folder`` says it is (its manifest's ``dataset_version``, a
+    release version), None where that does not read (no manifest, or a damaged one: the
+    commands that read the release name what is wrong)."""
+    import json
+
+    from .versions import VERSION_RE
+
+    try:
+        version = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8")).get("dataset_version")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return version if isinstance(version, str) and VERSION_RE.fullmatch(version) and not version.startswith("v") else None
+
+
 def release_beside(raw_dir: str | Path) -> Path:
     """The release next to a raw folder (``raw/`` -> ``dist/``): the one a build of it keeps
     the ids of, unless told otherwise."""

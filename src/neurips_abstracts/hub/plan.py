@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.names import MANIFEST
+from ..core.versions import release_tag
 from ..record.files import KEEP_REMOTE, LocalFile, Remote, local_files, same_content
 
 
@@ -60,7 +61,7 @@ def release_message(dist: Path) -> tuple[str, str, str]:
     )
     from ..record.hub import PUBLISH_TITLE
 
-    return version, PUBLISH_TITLE.format(tag=f"v{version}"), description
+    return version, PUBLISH_TITLE.format(tag=release_tag(version)), description
 
 
 def make_plan(dist: Path, repo_id: str, revision: str, remote: Remote | None) -> Plan:
@@ -77,7 +78,7 @@ def make_plan(dist: Path, repo_id: str, revision: str, remote: Remote | None) ->
             update.append(f)
     local = {f.path for f in add + update + unchanged}
     delete = sorted(p for p in (remote or {}) if p not in local and p not in KEEP_REMOTE)
-    return Plan(repo_id, revision, f"v{version}", message, description, add, update, delete, unchanged)
+    return Plan(repo_id, revision, release_tag(version), message, description, add, update, delete, unchanged)
 
 
 def render_plan(plan: Plan, remote_known: bool) -> str:

@@ -5,19 +5,17 @@ collected, so that a dry run can list them all and a real run sends only a relea
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.clones import git
 from ..core.errors import DumpError
 from ..core.guard import replace_dir
-from ..core.names import MANIFEST, holds_release, release_table_paths, table_folder
+from ..core.names import holds_release, release_table_paths, release_version, table_folder
 from ..core.sums import sha256_file
-from ..core.versions import VERSION_RE
 from ..record.published import Record, newer_published, published_record
 from .client import PublishError
 
@@ -85,12 +83,10 @@ def preconditions(raw: Path, dist: Path, docs: bool) -> list[str]:
     problems = verify(dist)
     if problems:
         failures.append("verify failed: " + "; ".join(problems[:5]))
-    git = subprocess.run(
-        ["git", "-C", str(dist.resolve().parent), "status", "--porcelain"], capture_output=True, text=True
-    )
-    if git.returncode != 0:
+    status = git(dist.resolve().parent, "status", "--porcelain")
+    if status.returncode != 0:
         failures.append("not a git work tree: a release must come from a commit")
-    elif git.stdout.strip():
+    elif status.stdout.strip():
         failures.append("git work tree not clean: commit or stash first")
     return failures
 
@@ -104,22 +100,13 @@ class Staged:
     failures: list[str] = field(default_factory=list)  # each a reason to refuse
 
 
-def _version(dist: Path) -> str | None:
-    """The version of the release in ``dist`` (None: its manifest does not read; verify names it)."""
-    try:
-        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return version if isinstance(version, str) and VERSION_RE.fullmatch(version) else None
-
-
 def undated(dist: Path) -> str | None:
     """The release step left out, if the build's CHANGELOG.md has no dated entry for its version."""
     from ..core.clones import clone_of
     from ..core.resources import checkout
     from ..release.contents import CHANGELOG, missing_entry
 
-    version = _version(dist)
+    version = release_version(dist)
     try:
         text = (dist / CHANGELOG).read_text(encoding="utf-8")
     except OSError:  # verify names a damaged release
@@ -151,7 +138,7 @@ def staged(dist: Path, raw: Path, repo_id: str, stage_dir: Path | None, build_co
             held.enter_context(writing(folder))
         out = Staged(stage_dir or tmp / "release", published_record(raw, dist))
         out.failures = preconditions(raw, dist, docs=docs_skipped(dist) is None)
-        if newer := newer_published(_version(dist) or "0.0.0", out.record):  # the Hub's tags are read by publish
+        if newer := newer_published(release_version(dist) or "0.0.0", out.record):  # the Hub's tags are read by publish
             out.failures.append(newer)
         try:
             stage_release(raw, dist, repo_id, out.path)

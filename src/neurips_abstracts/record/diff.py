@@ -20,7 +20,6 @@ from ..core.errors import DumpError
 from ..core.names import MANIFEST, data_path, holds_release, release_beside, release_table_paths
 from ..core.versions import VERSION_RE
 from ..ingest.previous import damaged, release_at
-from .git import release_commit  # noqa: F401 - where diff's callers find it
 
 EXCERPT_WORDS = 8  # words of context either side of a change
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
-from ..core.versions import TAG_RE, version_key
+from ..core.versions import TAG_RE, release_tag, version_key
 from .files import Remote, local_files, remote_files, same_files
 
 if TYPE_CHECKING:
@@ -83,13 +83,13 @@ def read_record(api, repo_id: str, into: Path, *, branch: str = "main", version:
     refs = refs or call("reading its branches and tags", api.list_repo_refs, repo_id, repo_type="dataset")
     tags = {t.name: t.target_commit for t in refs.tags if TAG_RE.fullmatch(t.name)}
     if version is not None:
-        tag: str | None = version if version.startswith("v") else f"v{version}"
+        tag: str | None = release_tag(version)
         if tag not in tags:
             raise DumpError(repo_id, f"no release tag {tag} on the Hub (tags: {', '.join(sorted(tags, key=version_key)) or 'none'})")
     else:
         older = [t for t in tags if before is None or version_key(t) < version_key(before)]
         tag = max(older, key=version_key, default=None)
-        at = before if before is None or before.startswith("v") else f"v{before}"
+        at = None if before is None else release_tag(before)
         if at in tags and _holds_release(api, repo_id, tags[at], call):
             # the tag a publish would move (--force-tag) is checked against the release it
             # points at now: its ids must not vanish from the Hub

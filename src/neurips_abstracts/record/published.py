@@ -46,7 +46,7 @@ from ..core.clones import clone_of
 from ..core.errors import DumpError
 from ..core.guard import check_replaceable, moved_aside, remove_litter, resolve
 from ..core.lock import writing
-from ..core.names import MANIFEST, release_beside
+from ..core.names import MANIFEST, release_beside, release_version
 from ..core.versions import VERSION_RE, release_tag, version_key
 from ..ingest.previous import (
     BESIDE_RAW,
@@ -169,19 +169,9 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
                   project, package, clones)
 
 
-def _manifest_version(folder: Path) -> str | None:
-    import json
-
-    try:
-        v = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("dataset_version")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return v if isinstance(v, str) else None
-
-
 def _dated_version(folder: Path) -> str | None:
     """The version of the release in ``folder`` if its own CHANGELOG dates it: a released one."""
-    v = _manifest_version(folder)
+    v = release_version(folder)
     try:
         return v if v and changelog_date((folder / CHANGELOG).read_text(encoding="utf-8"), v) else None
     except OSError:
@@ -216,12 +206,12 @@ def locate_release(spec: str, record: Record, into: Path, local: tuple[Path, ...
         return release_from_git(spec, record.clone, into)
     if m := VERSION_RE.fullmatch(spec):
         for folder in local:
-            if _manifest_version(folder) == m[1]:
+            if release_version(folder) == m[1]:
                 return folder, None
         if record.package is not None:  # the package's own checkout holds its releases
             return release_from_git(spec, record.package, into)
         try:  # outside a clone, the Hub is where a version named is published
-            return _from_hub(f"v{m[1]}", into), "hub"
+            return _from_hub(release_tag(m[1]), into), "hub"
         except DumpError as exc:
             raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
                             f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
@@ -293,16 +283,17 @@ def check_against_hub(dist: Path, repo_id: str, version: str | None = None, endp
     project's record (:func:`against_hub`). ``upload``: the files publish would send to
     ``repo_id`` (``dist`` itself, the default, for the project's own repository; for another, the
     release rendered for it). DumpError in one line if the Hub cannot be read."""
-    import json
 
     from ..core.guard import temporary_folder
     from .hub import read_record, reader
 
     api, call = reader(repo_id, endpoint, token)
-    dist_version = json.loads((Path(dist) / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
+    dist_version = release_version(dist)
+    if dist_version is None:
+        raise DumpError(str(Path(dist) / MANIFEST), "does not say the release's version: the release is damaged (verify names it)")
     with temporary_folder() as fetched:
         hub = read_record(api, repo_id, fetched, version=None if version is None else hub_tag(version), call=call,
-                          release=f"v{dist_version}")  # the tag publish gives it (hub.plan.release_message)
+                          release=release_tag(dist_version))  # the tag publish gives it (hub.plan.release_message)
         return hub, against_hub(hub, published_record(None, dist), upload or Path(dist), dist_version)[1]
 
 

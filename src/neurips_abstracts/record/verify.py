@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from ..core.names import MANIFEST, PACKAGE_ADVICE, SUMS, data_path, holds_release, is_built_package, table_paths
+from ..core.names import PACKAGE_ADVICE, SUMS, data_path, holds_release, is_built_package, release_version, table_paths
 from ..core.schema import TABLES
 from ..core.sums import read_sums, sha256_file
 from ..release.contents import CARD, CHANGELOG, CROISSANT, DATAPACKAGE
@@ -74,10 +74,10 @@ def _unreleased(dist: Path) -> bool:
     """Whether ``dist`` is a build of a version its CHANGELOG has no dated entry for."""
     from ..release.contents import changelog_date
 
+    version = release_version(dist)
     try:
-        version = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))["dataset_version"]
-        return changelog_date((dist / CHANGELOG).read_text(encoding="utf-8"), version) is None
-    except (OSError, ValueError, KeyError, TypeError):
+        return version is not None and changelog_date((dist / CHANGELOG).read_text(encoding="utf-8"), version) is None
+    except OSError:
         return False
 
 
