@@ -11,6 +11,7 @@ from __future__ import annotations
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,8 @@ class Spool:
         # Any: pyarrow ships no types; both are set together when the spool spills to its file
         self._file: Any = None
         self._writer: Any = None
+        self._helper: ThreadPoolExecutor | None = None  # writes to the file, once spilled
+        self._pending: Future | None = None  # the write in the helper thread
         self._schema = pa.schema([("text_raw", pa.string())])
         self.rows = 0
         self.closed = False
@@ -48,9 +51,24 @@ class Spool:
     def _spill(self) -> None:
         self._file = tempfile.TemporaryFile()
         self._writer = pa.ipc.new_file(pa.PythonFile(self._file, mode="w"), self._schema)
-        for texts in self._held or []:  # spilled once, from memory
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
-        self._held = None
+        held, self._held = self._held or [], None
+        for texts in held:  # spilled once, from memory
+            self._write(texts)
+
+    def _write(self, texts: pa.Array) -> None:
+        """Write ``texts`` to the file in a helper thread: the file's write runs outside the GIL
+        while the build parses the next dump. One write at a time, in order: the one before is
+        waited for first, and its error raised here."""
+        self._wait()
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="spool")
+        self._pending = self._helper.submit(self._writer.write_batch, pa.record_batch([texts], schema=self._schema))
+
+    def _wait(self) -> None:
+        """Wait for the write in the helper thread, if any; its error is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
@@ -71,9 +89,20 @@ class Spool:
             if self._nbytes > self.max_memory:
                 self._spill()
         else:
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+            self._write(texts)
 
-    def finish(self) -> None:
+    def finish(self, failed: bool = False) -> None:
+        """Finish the file: the last write waited for (its error raised, unless the build
+        ``failed`` already: then that error is the one to report), the file's footer written."""
+        try:
+            self._wait()
+        except Exception:
+            if not failed:
+                raise
+        finally:
+            if self._helper is not None:
+                self._helper.shutdown()
+                self._helper = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -113,7 +142,9 @@ class Spool:
 
     def close(self) -> None:
         with self._lock:
-            self.finish()
+            # Closed once the spool was read (``_batches`` finished it and raised any write's
+            # error) or once the build failed: a write's error then is not the one to report.
+            self.finish(failed=True)
             if self._file is not None:
                 self._file.close()
             self._held = [] if self._held is not None else None

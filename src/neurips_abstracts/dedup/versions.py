@@ -36,13 +36,14 @@ class Prepared:
 
 
 def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[str, ...], stage=None,
-                 memo: NormalizeMemo | None = None) -> Prepared:
+                 memo: NormalizeMemo | None = None, sha256: str | None = None) -> Prepared:
     """Parse and normalize one dump: a function of its bytes and the config alone, so dumps can
     be prepared in any process, in any order, and give the same result. ``stage(name)`` times
-    "parse" and "normalize" (in this process); ``memo`` may be one build's, shared by its dumps."""
+    "parse" and "normalize" (in this process); ``memo`` may be one build's, shared by its dumps;
+    ``sha256``: that of ``data``, where the caller hashed them already."""
     stage = stage or (lambda _: nullcontext())
     with stage("parse"):
-        dump, records = parse_records(name, data, venue, year)
+        dump, records = parse_records(name, data, venue, year, sha256)
         positions = np.array([np.arange(len(records)) if c == "record_index" else getattr(records, c) for c in columns],
                              dtype=np.int64).T.reshape(-1, len(columns))
     with stage("normalize"):

@@ -9,7 +9,6 @@ several lines. Everything here is a pure function of (file name, bytes).
 from __future__ import annotations
 
 import codecs
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from itertools import compress, repeat
@@ -17,6 +16,7 @@ from operator import not_
 
 import numpy as np
 
+from ..core.ahead import sha256_hex
 from ..core.errors import DumpError
 from ..text.characters import bad_character, bad_character_marks
 
@@ -247,10 +247,12 @@ class Records:
 
 
 def parse_records(
-    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None,
+    sha256: str | None = None,
 ) -> tuple[Dump, Records]:
     """Parse one dump into its facts (a :class:`Dump` without records) and its records as
-    columns. Raises :class:`DumpError` naming the file and line for bad input."""
+    columns. Raises :class:`DumpError` naming the file and line for bad input. ``sha256``: that
+    of ``data`` (``ahead.sha256_hex``), where the caller hashed them already."""
     if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
@@ -284,7 +286,7 @@ def parse_records(
     if not out.text:
         raise DumpError(name, "header only: the dump holds no abstracts", header_line)
     dump = Dump(
-        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
+        name=name, sha256=sha256 or sha256_hex(data), venue=venue, year=year, records=(),
         n_records=len(out.text), invisible_lines=tuple(out.invisible),
     )
     return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)

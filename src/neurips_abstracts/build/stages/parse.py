@@ -11,10 +11,12 @@ read back a row group at a time when the occurrences table is checked and writte
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.ahead import ahead, read_and_hash
 from ...core.arrays import GrowingColumn
 from ...core.config import BuildConfig
 from ...core.stages import no_timer
@@ -45,13 +47,15 @@ class Parsed:
 
 
 def _prepared(files: tuple[DumpFile, ...], config: BuildConfig, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
-    """Each dump read and prepared (``prepare_dump``), with its bytes, in order."""
+    """Each dump read and prepared (``prepare_dump``), with its bytes, in order. The next dump is
+    read and hashed in a helper thread (``core.ahead``) while this one is parsed."""
     args = (config.venue, config.year, POSITIONS)
     memo = NormalizeMemo()  # copies of a text are spread over the dumps
-    for file in files:
-        with stage("parse"):
-            data = file.read()
-        yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo)
+    with closing(ahead(read_and_hash, [file.read for file in files])) as read:
+        for file in files:
+            with stage("parse"):
+                data, sha256 = next(read)
+            yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo, sha256=sha256)
 
 
 def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Parsed:

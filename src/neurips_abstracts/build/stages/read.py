@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.ahead import ahead, read_and_hash
 from ...ingest.load import listing
 from ...ingest.previous import PreviousRelease
 from ...ingest.sidecar import DumpMeta, added_key, crawl_key
@@ -44,16 +45,17 @@ def read(raw_dir: str | Path, previous: PreviousRelease | None) -> Dumps:
 def ordered(files: Iterable[tuple[str, bytes | Callable[[], bytes]]], meta: dict[str, DumpMeta | None] | None = None,
             previous: PreviousRelease | None = None) -> Dumps:
     """``files`` (name, bytes or a function reading them), each read and checked here, in order
-    of name, one at a time (no more than one dump's bytes are held), then put in added order.
+    of name (read and hashed ahead, see ``core.ahead``), then put in added order.
     ``meta``: each dump's metadata file (None or absent: it has none). A published dump's facts
     come from ``previous`` by its bytes, whatever its metadata file says now."""
     meta = meta or {}
     checked, nbytes = [], 0
-    for name, data in sorted(files, key=lambda f: f[0]):
-        read = data if callable(data) else (lambda data=data: data)
-        data = read()
+    listed = [(name, data if callable(data) else (lambda data=data: data)) for name, data in sorted(files, key=lambda f: f[0])]
+    # Two dumps are read and hashed at a time in helper threads (outside the GIL), each checked
+    # here in order of name: at most three dumps' bytes are held.
+    for (name, read), (data, sha256) in zip(listed, ahead(read_and_hash, [r for _, r in listed])):
         nbytes += len(data)
-        known = checked_meta(name, data, meta.get(name), previous)
+        known = checked_meta(name, data, meta.get(name), previous, sha256)
         checked.append(DumpFile(name, read, known.sha256, known))
         del data
     by_crawl = sorted(checked, key=lambda f: crawl_key(f.meta))

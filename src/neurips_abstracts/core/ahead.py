@@ -1,0 +1,48 @@
+"""Work done ahead of its use in helper threads: the build reads and hashes the next dumps while
+it parses one. Reading a file and hashing its bytes (hashlib, on more than 2 KiB) run outside the
+GIL, so a second core does them while the build's own thread runs Python code.
+
+Each item's result is a function of that item alone, and results are handed back in the order of
+the items, so what runs ahead changes no result, only when it is computed. An exception is raised
+where the item's result is taken, as if it had been computed there; the items not yet taken are
+then abandoned (those already started finish, their results unread).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def ahead(fn: Callable[[T], R], items: Iterable[T], depth: int = 2) -> Generator[R, None, None]:
+    """``map(fn, items)``, with up to ``depth`` items computed ahead in ``depth`` threads."""
+    pending: deque[Future] = deque()
+    source = iter(items)
+    with ThreadPoolExecutor(depth, thread_name_prefix="ahead") as pool:
+        try:
+            for item in source:
+                pending.append(pool.submit(fn, item))
+                if len(pending) >= depth:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def read_and_hash(read: Callable[[], bytes]) -> tuple[bytes, str]:
+    """The bytes ``read()`` gives and their SHA-256 (hex): what the build knows a dump by."""
+    data = read()
+    return data, sha256_hex(data)
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data``, in hex: the one digest of a dump's bytes."""
+    return hashlib.sha256(data).hexdigest()
