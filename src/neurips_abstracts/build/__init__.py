@@ -158,7 +158,10 @@ class Build:
             self._writer, self._tmp = writer, tmp
             try:
                 self.result = _run(self.raw_dir, self.config, self.stage, self.previous, self.write_occurrences_now)
-                check_build(self.result.identity.ids, self.previous, self.record, self.version, self.replaced(),
+                # The release ``out`` holds is checked only against a build anchored to a previous
+                # one (``check_build``): a first release does not read it (seconds at scale).
+                replaced = self.replaced() if self.previous is not None else None
+                check_build(self.result.identity.ids, self.previous, self.record, self.version, replaced,
                             frozenset(d.sha256 for d in self.result.dumps))
                 with self.stage("contracts and write"):
                     assert self._occurrences_written is not None  # run calls write_occurrences_now first
