@@ -59,12 +59,33 @@ _SKETCH_CHARS = 4 * BATCH_CHARS
 
 
 def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time."""
-    parts = [sketch(texts[a:b], config=config) for a, b in slices(texts, _SKETCH_CHARS)]
-    flat = np.concatenate([p[0] for p in parts])
-    counts = np.concatenate([p[1] for p in parts])
-    sigs = np.concatenate([p[2] for p in parts])
-    return ShingleSets(flat, set_offsets(counts)), sigs
+    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time.
+
+    Each slice's values are copied into arrays made for all texts as it is sketched, rather than
+    joined at the end: the shingles are a build's largest array (450 MB at a million records),
+    and joining them held them twice."""
+    counts = np.empty(len(texts), dtype=np.int64)
+    sigs = np.empty((len(texts), config.num_perm), dtype=np.uint32)
+    flat, used = np.empty(0, dtype=np.uint64), 0
+    bounds = slices(texts, _SKETCH_CHARS)
+    chars = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    for a, b in bounds:
+        part, counts[a:b], sigs[a:b] = sketch(texts[a:b], config=config)
+        if used + len(part) > len(flat):  # room for the rest, at the shingles per character so far
+            done = max(int(chars[b - 1]) if b else 0, 1)
+            total = int(chars[-1]) if len(chars) else 0
+            flat = _grown(flat, used, max(used + len(part), -(-(used + len(part)) * total // done) * 51 // 50))
+        flat[used : used + len(part)] = part
+        used += len(part)
+        del part
+    return ShingleSets(flat[:used], set_offsets(counts)), sigs
+
+
+def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
+    """``values[:used]`` in a new array of ``size`` values."""
+    out = np.empty(size, dtype=values.dtype)
+    out[:used] = values[:used]
+    return out
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

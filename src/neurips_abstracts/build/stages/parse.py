@@ -19,6 +19,7 @@ import numpy as np
 from ...core.ahead import ahead, read_and_hash
 from ...core.arrays import GrowingColumn
 from ...core.config import BuildConfig
+from ...core.memory import release_free_memory
 from ...core.stages import no_timer
 from ...dedup.versions import NormalizeMemo, Prepared, Versions, prepare_dump
 from ...ingest.load import copy_error
@@ -94,5 +95,6 @@ def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Pars
     # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
     # texts and their facts go on.
     versions.index = {}
+    release_free_memory()  # those look-ups, the memo and each dump's texts: holes between the texts kept
     return Parsed(parsed, dumps.meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
                   version_col.array(), versions, spool, dumps.nbytes)

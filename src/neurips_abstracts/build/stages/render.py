@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from ...core.memory import release_free_memory
 from ...core.schema import arrow_schema
 from ...text.render import render_many
 from .near_dup import Papers
@@ -15,6 +16,8 @@ from .parse import Parsed
 # Abstracts rendered at once: their plain texts are copied into Arrow a chunk at a time, so
 # that the Python strings of the whole column are never held together.
 RENDER_CHUNK = 2_500
+# Chunks rendered between two returns of freed memory to the system (``core.memory``).
+TRIM_CHUNKS = 8
 RENDERED = ("abstract", "abstract_plain", "urls", "word_count")  # the papers' columns this stage makes
 
 
@@ -55,6 +58,10 @@ def render_papers(abstracts: list[str]) -> dict[str, list[pa.Array]]:
         for name, values in zip(RENDERED, (chunk, plain, urls, words)):
             chunks[name].append(pa.array(values, schema.field(name).type))
         del chunk, results, plain, urls, words
+        if len(parts) % TRIM_CHUNKS == 0:
+            # The abstracts copied into Arrow leave holes in the C heap, which Arrow, with an
+            # allocator of its own, never fills.
+            release_free_memory()
     return chunks
 
 
