@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.arrays import GrowingColumn
 from ..ingest.parse import Dump, no_visible_text, parse_records
-from ..text.normalize import normalize, normalize_many
+from ..text.normalize import normalize, normalize_many, one_pass
 
 
 def _sha256(text: str) -> str:
@@ -69,7 +69,12 @@ class NormalizeMemo:
     def __call__(self, raw: str) -> str:
         fixed = self.of.get(raw)
         if fixed is None:
-            fixed = normalize(raw)
+            # normalize repeats one pass until the text stops changing: after the first pass,
+            # the rest is normalize of what it made, often a text met before (the copies of an
+            # abstract with other white space, other Unicode forms or mojibake all pass to the
+            # abstract itself), which the memo may hold.
+            once = one_pass(raw)
+            fixed = raw if once == raw else self.of.get(once) or normalize(once)
             # Printable, single-spaced ASCII is its own normalized text: one string, counted once.
             size = sys.getsizeof(raw) + (0 if fixed is raw else sys.getsizeof(fixed))
             if self.nbytes + size > self.max_bytes:
