@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -187,27 +188,39 @@ class Occurrences:
     def num_rows(self) -> int:
         return len(self.version)
 
-    def _columns(self, start: int, stop: int, text_raw: pa.Array | None) -> dict[str, pa.Array]:
+    def _columns(self, start: int, stop: int, text_raw: pa.Array | None,
+                 names: Iterable[str] | None = None) -> dict[str, pa.Array]:
+        """The columns ``names`` (default: all) of rows ``start:stop``, each made only if asked for."""
         dump = pa.array(self.dump[start:stop])
         v = pa.array(self.version[start:stop])
-        sha = self.shas.take(dump)
-        cols = {
-            "occurrence_id": occurrence_ids(sha, self.positions["record_index"][start:stop]),
-            "paper_id": self.version_paper.take(v),
-            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
-            "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
-            "source_file": self.files.take(dump),
-            "source_sha256": sha,
-            **{name: pa.array(self.positions[name][start:stop]) for name in POSITIONS},
-            "text_raw": text_raw,
-            "text_sha256": self.version_sha.take(v),
+        sha = None
+
+        def source_sha256() -> pa.Array:
+            nonlocal sha
+            if sha is None:
+                sha = self.shas.take(dump)
+            return sha
+
+        make: dict[str, Callable[[], pa.Array]] = {
+            "occurrence_id": lambda: occurrence_ids(source_sha256(), self.positions["record_index"][start:stop]),
+            "paper_id": lambda: self.version_paper.take(v),
+            "relation": lambda: pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
+            "similarity": lambda: pa.array(self.version_similarity[self.version[start:stop]]),
+            "source_file": lambda: self.files.take(dump),
+            "source_sha256": source_sha256,
+            **{name: partial(self._position, name, start, stop) for name in POSITIONS},
+            "text_raw": lambda: text_raw,
+            "text_sha256": lambda: self.version_sha.take(v),
         }
-        return cols
+        return {name: make[name]() for name in (make if names is None else names)}
+
+    def _position(self, name: str, start: int, stop: int) -> pa.Array:
+        return pa.array(self.positions[name][start:stop])
 
     def select(self, names: Iterable[str]) -> pa.Table:
         """The named columns of every row, text_raw excepted (it stays in the spool)."""
         names = list(names)
-        cols = self._columns(0, self.num_rows, None)
+        cols = self._columns(0, self.num_rows, None, names)
         return pa.table({n: cols[n] for n in names}, schema=pa.schema([self.schema.field(n) for n in names]))
 
     def batches(self, size: int) -> Iterator[pa.RecordBatch]:

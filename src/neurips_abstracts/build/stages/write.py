@@ -38,7 +38,7 @@ def _write_table(name: str, table, out: Path, config: BuildConfig):
 
 def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event):
     """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
-    write it (``write.Written``). A row group is checked in a second thread while this one
+    write it; returns what the release says of it (``_data_file``: its shards hashed here too). A row group is checked in a second thread while this one
     writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
     passed. Stops before the next row group once ``stop`` is set."""
     from ..contracts import check_occurrence_rows
@@ -56,8 +56,9 @@ def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threadi
             passed.result()
 
     with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
-        return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
-                                     occurrences.schema, "occurrences", out, config)
+        written = write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
+                                        occurrences.schema, "occurrences", out, config)
+    return _data_file(out, written)
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
@@ -65,7 +66,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
     to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
     project's hub-repo). The occurrences table is being checked and written meanwhile
-    (``write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
+    (``write_occurrences``: ``occurrences_written`` gives what the release says of it); the other tables
     are written by ``writer`` while this thread checks the contracts across tables. A
     ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
     from ...release import contents as release, croissant, datapackage, texts
@@ -85,7 +86,7 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
             occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
     data = {name: future.result() for name, future in written.items()}
-    data["occurrences"] = _data_file(out, occurrences_written.result())
+    data["occurrences"] = occurrences_written.result()
     data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
