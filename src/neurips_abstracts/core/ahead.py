@@ -1,20 +1,23 @@
-"""Work done ahead of its use in helper threads: the build reads and hashes the next dumps while
-it parses one. Reading a file and hashing its bytes (hashlib, on more than 2 KiB) run outside the
-GIL, so a second core does them while the build's own thread runs Python code.
+"""Work done beside the build's own thread, in helper threads: the build reads and hashes the
+next dumps while it parses one (``ahead``), and writes the papers table while the plain text is
+rendered (``Handoff``). Reading a file, hashing its bytes (hashlib, on more than 2 KiB) and
+Parquet's encoder run outside the GIL, so a second core does them while the build's own thread
+runs Python code.
 
-Each item's result is a function of that item alone, and results are handed back in the order of
-the items, so what runs ahead changes no result, only when it is computed. An exception is raised
-where the item's result is taken, as if it had been computed there; the items not yet taken are
-then abandoned (those already started finish, their results unread).
+What ``ahead`` computes for each item is a function of that item alone, and results are handed
+back in the order of the items, so what runs ahead changes no result, only when it is computed.
+An exception is raised where the item's result is taken, as if it had been computed there; the
+items not yet taken are then abandoned (those already started finish, their results unread).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from queue import SimpleQueue
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,3 +49,31 @@ def read_and_hash(read: Callable[[], bytes]) -> tuple[bytes, str]:
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 of ``data``, in hex: the one digest of a dump's bytes."""
     return hashlib.sha256(data).hexdigest()
+
+
+_END, _STOP = object(), object()
+
+
+class Handoff(Generic[T]):
+    """Items handed by one thread to another, which takes them in order as they are made
+    (iterating blocks until the next comes): the build hands the papers table's rows to its
+    writer thread as the plain text renders them. ``close`` ends the iteration; ``stop``
+    raises CancelledError in it (the maker failed)."""
+
+    def __init__(self) -> None:
+        self._queue: SimpleQueue = SimpleQueue()
+
+    def put(self, item: T) -> None:
+        self._queue.put(item)
+
+    def close(self) -> None:
+        self._queue.put(_END)
+
+    def stop(self) -> None:
+        self._queue.put(_STOP)
+
+    def __iter__(self) -> Iterator[T]:
+        while (item := self._queue.get()) is not _END:
+            if item is _STOP:
+                raise CancelledError("the build stopped")
+            yield item

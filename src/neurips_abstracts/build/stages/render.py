@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -34,29 +35,39 @@ class Rendered:
         return {name: getattr(self, name) for name in RENDERED}
 
 
-def render(parsed: Parsed, papers: Papers) -> Rendered:
+def render(parsed: Parsed, papers: Papers, chunk_done: ChunkDone | None = None) -> Rendered:
     """The ``RENDERED`` columns of ``papers``. Nothing after this stage needs the distinct texts:
-    those of no paper's canonical version are freed now, the others as they are copied into Arrow."""
+    those of no paper's canonical version are freed now, the others as they are copied into Arrow.
+    ``chunk_done``: see ``render_papers``."""
     abstracts = [parsed.versions.text[v] for v in papers.canonical.tolist()]
     parsed.versions.text = []
-    chunks = render_papers(abstracts)
+    chunks = render_papers(abstracts, chunk_done)
     return Rendered(**joined(chunks))
 
 
-def render_papers(abstracts: list[str]) -> dict[str, list[pa.Array]]:
+# Called with the first paper of a chunk and the chunk's ``RENDERED`` columns, as each is rendered.
+ChunkDone = Callable[[int, dict[str, pa.Array]], None]
+
+
+def render_papers(abstracts: list[str], chunk_done: ChunkDone | None = None) -> dict[str, list[pa.Array]]:
     """The ``RENDERED`` columns of the papers whose canonical abstracts are ``abstracts``, in chunks (``joined`` makes each one
     array). The list is emptied at once, its abstracts split into chunks: where it held the only
-    references to them, each chunk's are freed once they are copied into Arrow."""
+    references to them, each chunk's are freed once they are copied into Arrow. ``chunk_done(start,
+    columns)`` is called as each chunk is rendered (the build writes the papers table meanwhile)."""
     schema = arrow_schema("papers")
     parts = deque(abstracts[k : k + RENDER_CHUNK] for k in range(0, len(abstracts), RENDER_CHUNK))
     abstracts.clear()
     chunks: dict[str, list] = {name: [] for name in RENDERED}
+    start = 0
     while parts:  # each chunk leaves ``parts`` as it is rendered
         chunk = parts.popleft()
         results = render_many(chunk)
         plain, urls, words = zip(*results)
         for name, values in zip(RENDERED, (chunk, plain, urls, words)):
             chunks[name].append(pa.array(values, schema.field(name).type))
+        if chunk_done is not None:
+            chunk_done(start, {name: chunks[name][-1] for name in RENDERED})
+        start += len(chunk)
         del chunk, results, plain, urls, words
         if len(parts) % TRIM_CHUNKS == 0:
             # The abstracts copied into Arrow leave holes in the C heap, which Arrow, with an
