@@ -23,6 +23,7 @@ from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import DumpError
 from ..core.gc_pause import gc_paused
 from ..core.guard import kill_point, replace_dir, resolve, temporary_folder
+from ..core.memory import arrow_from_c_allocator
 from ..core.names import release_beside
 from ..core.resources import dataset_version
 from ..core.schema import pandera_schema
@@ -257,7 +258,7 @@ def build(
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
         one = Build.anchored(raw_dir, out, previous, fetched, config=config, stage=stage, repo_id=repo_id, final=final)
-        with gc_paused(), one:
+        with gc_paused(), arrow_from_c_allocator(), one:
             replace_dir(one.out, one.fill, final=final, **one.guarded())
         refreshed = _refresh_docs(one.out, docs) if docs is not None else []
         return one.summary(time.perf_counter() - started, refreshed)

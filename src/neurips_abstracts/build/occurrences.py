@@ -136,8 +136,14 @@ class Spool:
             held += len(column)
             while held >= size:
                 joined = pa.concat_arrays(pending)
-                yield joined.slice(0, size)
-                pending, held = [joined.slice(size)], held - size
+                rest, held = joined.slice(size), held - size
+                # Rows left for the next chunk, fewer than one, are copied: a slice would keep all
+                # of ``joined`` alive once its reader is done with the chunk yielded.
+                pending = [rest if held >= size else pa.concat_arrays([rest])]
+                chunk = joined.slice(0, size)
+                del joined, rest
+                yield chunk
+                del chunk
         if held:
             yield pa.concat_arrays(pending)
 

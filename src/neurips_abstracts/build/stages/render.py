@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from ...core.memory import release_free_memory
@@ -77,12 +78,46 @@ def render_papers(abstracts: list[str], chunk_done: ChunkDone | None = None) -> 
 
 
 def joined(chunks: dict[str, list[pa.Array]]) -> dict[str, pa.Array]:
-    """Each column of ``render_papers`` as one array. The chunks of a column are freed once it
-    is joined (``chunks`` is emptied), so only one column is ever held twice."""
+    """Each column of ``render_papers`` as one array. The chunks of a column are freed as it is
+    joined (``chunks`` is emptied, and ``concat_releasing`` drops each chunk once copied)."""
     schema = arrow_schema("papers")
     columns = {}
     for name in list(chunks):
         arrays = chunks.pop(name)
-        columns[name] = pa.concat_arrays(arrays) if arrays else pa.array([], schema.field(name).type)
+        columns[name] = concat_releasing(arrays) if arrays else pa.array([], schema.field(name).type)
         del arrays
+    release_free_memory()
     return columns
+
+
+def concat_releasing(arrays: list[pa.Array]) -> pa.Array:
+    """``pa.concat_arrays(arrays)``, emptying ``arrays``. Strings without nulls (the abstracts
+    and their plain text) are copied one array at a time into the result, each array dropped
+    once copied: where the list held the only reference to it, it is freed then, so memory holds
+    the result and the arrays not copied yet, not the whole result and every array at the end.
+    The result's pages are touched only as they are written. Anything else, and a column past
+    2 GiB (whose error is concat_arrays'), is left to concat_arrays."""
+    values = [np.frombuffer(a.buffers()[1], np.int32)[a.offset : a.offset + len(a) + 1] if len(a) else None
+              for a in arrays]
+    total = sum(int(v[-1] - v[0]) for v in values if v is not None)
+    if not all(a.type == pa.string() and not a.null_count for a in arrays) or total >= 2**31:
+        out = pa.concat_arrays(arrays)
+        arrays.clear()
+        return out
+    n = sum(len(a) for a in arrays)
+    offsets = np.empty(n + 1, dtype=np.int32)
+    offsets[n] = total
+    data = pa.allocate_buffer(total)
+    into = np.frombuffer(data, np.uint8)
+    row = at = 0
+    arrays.reverse()  # popped from the end: each array leaves the list as it is copied
+    values.reverse()
+    while arrays:
+        array, value = arrays.pop(), values.pop()
+        if value is not None:
+            first, size = int(value[0]), int(value[-1] - value[0])
+            offsets[row : row + len(array)] = value[:-1] - first + at
+            into[at : at + size] = np.frombuffer(array.buffers()[2], np.uint8, size, first) if size else ()
+            row, at = row + len(array), at + size
+        del array, value
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), data])
