@@ -129,6 +129,17 @@ def _utf16_without_mark(data: bytes) -> str | None:
     return None
 
 
+_BLOCK = 1 << 20
+
+
+def _bytes_below_space(data: bytes, block: int = _BLOCK) -> int:
+    """How many bytes of ``data`` are below 0x20, counted a block at a time: a comparison of
+    the whole dump at once made a temporary array as large as the dump, for which the system
+    handed out (and zeroed) new memory for every dump of a build."""
+    values = np.frombuffer(data, np.uint8)
+    return sum(int(np.count_nonzero(values[k : k + block] < 0x20)) for k in range(0, len(values), block))
+
+
 def _check_binary(name: str, data: bytes) -> None:
     for mark, encoding in _BYTE_ORDER_MARKS:
         if data.startswith(mark):
@@ -142,7 +153,7 @@ def _check_binary(name: str, data: bytes) -> None:
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
     # Bytes below 0x20, TAB, LF and CR too, bound the controls from above: most dumps are
     # cleared by that one fast count, without counting exactly.
-    if not _binary_controls(int(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20)), len(data)):
+    if not _binary_controls(_bytes_below_space(data), len(data)):
         return
     controls = len(data) - len(data.translate(None, _C0_CONTROLS))
     if _binary_controls(controls, len(data)):
