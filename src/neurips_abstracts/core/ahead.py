@@ -13,6 +13,9 @@ items not yet taken are then abandoned (those already started finish, their resu
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
@@ -77,3 +80,22 @@ class Handoff(Generic[T]):
             if item is _STOP:
                 raise CancelledError("the build stopped")
             yield item
+
+
+# A thread's niceness on Linux: the highest, so that it runs on what CPU time the others leave.
+_BACKGROUND_NICENESS = 19
+
+
+def run_in_background() -> None:
+    """Let the calling thread run only on CPU time the process's other threads leave, where the
+    system allows a thread to say so (Linux: a thread is a task with a nice value of its own;
+    raising it needs no privilege). Elsewhere nothing changes: only when work runs, never what
+    it computes. The build's writer of the papers table calls it: the plain text it waits for
+    and the occurrences table, written meanwhile, are what the build's end waits for."""
+    if sys.platform != "linux" or not hasattr(os, "setpriority"):
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BACKGROUND_NICENESS)
+    except OSError:  # a sandbox may refuse it: the thread runs as it did
+        pass
+

@@ -13,6 +13,7 @@ from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...core.ahead import run_in_background
 from ...core.config import BuildConfig
 from ...core.names import MANIFEST
 from ...core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
@@ -73,6 +74,7 @@ def write_papers(rows: Iterable[pa.RecordBatch], out: Path, config: BuildConfig)
     plain text is rendered), each row group made one array per column as ``write_parquet`` of the
     whole table writes it: the same bytes. Returns (``Written``, what the release says of it, its
     shards hashed here); its in-memory size is the whole table's (``sliced_nbytes``, in ``write_dist``)."""
+    run_in_background()  # its rows come from the plain text, which needs the CPU more
     written = write_parquet_batches(rows, arrow_schema("papers"), "papers", out, config, contiguous=True)
     return written, _data_file(out, written)
 
