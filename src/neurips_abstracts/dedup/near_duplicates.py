@@ -35,11 +35,14 @@ from __future__ import annotations
 import itertools
 import struct
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..core.ahead import ahead
 from ..core.config import NearDupConfig
 from ..core.gc_pause import gc_paused
 from .lsh import candidate_pairs
@@ -69,16 +72,30 @@ def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tupl
     flat, used = np.empty(0, dtype=np.uint64), 0
     bounds = slices(texts, _SKETCH_CHARS)
     chars = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
-    for a, b in bounds:
-        part, counts[a:b], sigs[a:b] = sketch(texts[a:b], config=config)
-        if used + len(part) > len(flat):  # room for the rest, at the shingles per character so far
-            done = max(int(chars[b - 1]) if b else 0, 1)
-            total = int(chars[-1]) if len(chars) else 0
-            flat = _grown(flat, used, max(used + len(part), -(-(used + len(part)) * total // done) * 51 // 50))
-        flat[used : used + len(part)] = part
-        used += len(part)
-        del part
+    # Two slices are sketched at a time in helper threads (``ahead``: each slice's result is
+    # a function of its texts alone, taken in order): most of a sketch is numpy and rensa
+    # work outside the GIL, which a second core does beside the first.
+    total = int(chars[-1]) if len(chars) else 0
+    with closing(ahead(partial(_sketch_slice, texts, config), bounds)) as sketched:
+        for (a, b), (part, part_counts, part_sigs) in zip(bounds, sketched):
+            counts[a:b], sigs[a:b] = part_counts, part_sigs
+            flat, used = _appended(flat, used, part, int(chars[b - 1]) if b else 0, total)
+            del part, part_counts, part_sigs
     return ShingleSets(flat[:used], set_offsets(counts)), sigs
+
+
+def _appended(flat: np.ndarray, used: int, part: np.ndarray, done: int, total: int) -> tuple[np.ndarray, int]:
+    """``part`` copied into ``flat`` after its ``used`` values, ``flat`` grown first if it has
+    no room: for the rest too, at the values per character so far (``done`` characters of
+    ``total`` sketched)."""
+    if used + len(part) > len(flat):
+        flat = _grown(flat, used, max(used + len(part), -(-(used + len(part)) * total // max(done, 1)) * 51 // 50))
+    flat[used : used + len(part)] = part
+    return flat, used + len(part)
+
+
+def _sketch_slice(texts: Sequence[str], config: NearDupConfig, bounds: tuple[int, int]):
+    return sketch(texts[bounds[0] : bounds[1]], config)
 
 
 def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
