@@ -136,15 +136,26 @@ def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
     small_start, large_start = np.where(swap, offsets[second], offsets[first]), np.where(swap, offsets[first], offsets[second])
     small, large = np.minimum(first_size, second_size), np.maximum(first_size, second_size)
     order = np.lexsort((small, large))
+    groups = []
     k = 0
     while k < len(order):
         # a row is at most twice its larger set wide
         stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[k]]))))
         stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[stop - 1]]))))
-        rows = order[k:stop]
-        out[rows] = _jaccard_rows(sets.flat, small_start[rows], small[rows], large_start[rows], large[rows])
+        groups.append(order[k:stop])
         k = stop
+    # Two groups of rows at a time in helper threads (``ahead``; each group's values are a
+    # function of its pairs alone): their sorts run outside the GIL.
+    rows_of = partial(_jaccard_group, sets.flat, small_start, small, large_start, large)
+    with closing(ahead(rows_of, groups)) as similarities:
+        for rows, similarity in zip(groups, similarities):
+            out[rows] = similarity
     return out
+
+
+def _jaccard_group(flat: np.ndarray, small_start: np.ndarray, small: np.ndarray, large_start: np.ndarray,
+                   large: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return _jaccard_rows(flat, small_start[rows], small[rows], large_start[rows], large[rows])
 
 
 def _jaccard_rows(flat: np.ndarray, a_start: np.ndarray, a_size: np.ndarray, b_start: np.ndarray,
