@@ -140,6 +140,14 @@ def _bytes_below_space(data: bytes, block: int = _BLOCK) -> int:
     return sum(int(np.count_nonzero(values[k : k + block] < 0x20)) for k in range(0, len(values), block))
 
 
+def _newlines(data: bytes, block: int = _BLOCK) -> np.ndarray:
+    """The offsets of every newline of ``data``, in order, found a block at a time (see
+    ``_bytes_below_space``)."""
+    values = np.frombuffer(data, np.uint8)
+    found = [np.flatnonzero(values[k : k + block] == 10) + k for k in range(0, len(values), block)]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
 def _check_binary(name: str, data: bytes) -> None:
     for mark, encoding in _BYTE_ORDER_MARKS:
         if data.startswith(mark):
@@ -277,7 +285,7 @@ def parse_records(
     body_start = len(data) if newline < 0 else newline + 1
     # The file is decoded a run of record lines at a time, in order, so its first bad byte is
     # found first; a bad header or a bad character is reported only once the whole file decodes.
-    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    newlines = _newlines(data)
     gap_starts, gap_ends = _gaps(data, newlines, max(body_start - 1, start))
     # The runs of record lines: from the body's start or a gap's end to the next gap or the end.
     starts = np.concatenate([[body_start], gap_ends])
