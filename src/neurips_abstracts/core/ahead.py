@@ -1,8 +1,9 @@
-"""Work done beside the build's own thread, in helper threads: the build reads and hashes the
-next dumps while it parses one (``ahead``), and writes the papers table while the plain text is
-rendered (``Handoff``). Reading a file, hashing its bytes (hashlib, on more than 2 KiB) and
-Parquet's encoder run outside the GIL, so a second core does them while the build's own thread
-runs Python code.
+"""Work done beside the build's own thread, in helper threads: the near-dup stage sketches two
+slices of texts, searches two LSH bands, counts two groups of Jaccard similarities at a time
+(``ahead``); the build writes the papers table while the plain text is rendered (``Handoff``,
+``run_in_background``). numpy's passes, rensa's signatures and Parquet's encoder run largely
+outside the GIL, so a second core does them while the build's own thread runs Python code.
+(The dumps are read ahead by the read stage itself: ``stages.read.read_ahead``.)
 
 What ``ahead`` computes for each item is a function of that item alone, and results are handed
 back in the order of the items, so what runs ahead changes no result, only when it is computed.
@@ -41,12 +42,6 @@ def ahead(fn: Callable[[T], R], items: Iterable[T], depth: int = 2) -> Generator
         finally:
             for future in pending:
                 future.cancel()
-
-
-def read_and_hash(read: Callable[[], bytes]) -> tuple[bytes, str]:
-    """The bytes ``read()`` gives and their SHA-256 (hex): what the build knows a dump by."""
-    data = read()
-    return data, sha256_hex(data)
 
 
 def sha256_hex(data: bytes) -> str:

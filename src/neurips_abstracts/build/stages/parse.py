@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.ahead import ahead, read_and_hash
 from ...core.arrays import GrowingColumn
 from ...core.config import BuildConfig
 from ...core.memory import release_free_memory
@@ -27,7 +26,7 @@ from ...ingest.parse import Dump
 from ...ingest.sidecar import DumpMeta
 from ...ingest.unchanged import changed_while_read
 from ..occurrences import POSITIONS, Spool
-from .read import DumpFile, Dumps
+from .read import DumpFile, Dumps, read_ahead
 
 
 @dataclass
@@ -49,10 +48,10 @@ class Parsed:
 
 def _prepared(files: tuple[DumpFile, ...], config: BuildConfig, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
     """Each dump read and prepared (``prepare_dump``), with its bytes, in order. The next dump is
-    read and hashed in a helper thread (``core.ahead``) while this one is parsed."""
+    read and hashed in a helper thread (``read.read_ahead``) while this one is parsed."""
     args = (config.venue, config.year, POSITIONS)
     memo = NormalizeMemo()  # copies of a text are spread over the dumps
-    with closing(ahead(read_and_hash, [file.read for file in files])) as read:
+    with closing(read_ahead([file.read for file in files])) as read:
         for file in files:
             with stage("parse"):
                 data, sha256 = next(read)
