@@ -5,7 +5,6 @@ import contextlib
 
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings, strategies as st
 
 
 @pytest.mark.parametrize("max_memory", [1 << 20, 45, 0])
@@ -49,27 +48,3 @@ def test_spool_is_not_locked_while_its_reader_holds_a_chunk(max_memory):
     spool.close()
     with pytest.raises(ValueError, match="closed") if max_memory == 0 else contextlib.nullcontext():
         list(chunks)  # read from the file: refused once closed; in memory, what was held
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), max_size=12), st.booleans(), st.binary(max_size=5))
-def test_spans_as_strings_are_the_spans(steps, shuffle, tail):
-    """Inputs: spans of ASCII and multi-byte text made of gaps and lengths of 0 to 6 characters
-    (empty spans, adjacent ones, one at the very start), in order or reversed. The array holds
-    each span's text, in the order given."""
-    import numpy as np
-
-    from neurips_abstracts.build.occurrences import spans_as_strings
-
-    text, spans = "", []
-    for k, (gap, size) in enumerate(steps):
-        text += "-" * gap
-        start = len(text.encode())
-        text += ("é" if k % 2 else "a") * size
-        spans.append((start, len(text.encode())))
-    data = text.encode() + tail  # any bytes after the last span
-    if shuffle:
-        spans.reverse()
-    start = np.array([s for s, _ in spans], dtype=np.int64)
-    end = np.array([e for _, e in spans], dtype=np.int64)
-    assert spans_as_strings(data, start, end).to_pylist() == [data[s:e].decode() for s, e in spans]

@@ -25,27 +25,6 @@ RELATIONS = ("canonical", "exact_duplicate", "near_duplicate")
 POSITIONS = ("record_index", "line_start", "line_end", "byte_start", "byte_end")
 
 
-def spans_as_strings(data: bytes, start: np.ndarray, end: np.ndarray) -> pa.Array:
-    """The spans ``data[start[k]:end[k]]`` (of valid UTF-8) as one string array: their bytes and
-    their offsets. Spans in order (a dump's records) are kept by a mask of the spans, numpy's
-    passes outside the GIL: a join of the spans, as spans in any other order are joined, holds
-    the GIL for a Python step per span (Arrow's take over records and gaps cost four times more)."""
-    n = len(start)
-    if n and not (np.all(end >= start) and np.all(start[1:] >= end[:-1])):  # not in order: joined as given
-        body = np.frombuffer(b"".join(map(memoryview(data).__getitem__, map(slice, start.tolist(), end.tolist()))), np.uint8)
-    else:
-        inside = np.zeros(len(data) + 1, dtype=np.int8)
-        np.add.at(inside, start, 1)  # an empty span starts and ends at one place, one span's end at the next's start
-        np.add.at(inside, end, -1)
-        body = np.frombuffer(data, np.uint8)[np.cumsum(inside[:-1], dtype=np.int8).view(bool)]
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(end - start, out=offsets[1:])
-    if offsets[-1] < 2**31:  # the spool's type, string, has 32-bit offsets
-        return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(body)])
-    # the cast fails loudly
-    return pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)]).cast(pa.string())
-
-
 class Spool:
     """The raw text of every record, a dump at a time, read back in order: the one per-record
     column too large to keep in memory. Held in memory up to ``max_memory`` bytes (a build of
@@ -61,8 +40,8 @@ class Spool:
         # Any: pyarrow ships no types; both are set together when the spool spills to its file
         self._file: Any = None
         self._writer: Any = None
-        self._helper: ThreadPoolExecutor | None = None  # spools each dump (``_spooled``)
-        self._pending: Future | None = None  # the dump the helper thread is spooling
+        self._helper: ThreadPoolExecutor | None = None  # writes to the file, once spilled
+        self._pending: Future | None = None  # the write in the helper thread
         self._schema = pa.schema([("text_raw", pa.string())])
         self.rows = 0
         self.closed = False
@@ -75,35 +54,43 @@ class Spool:
         self._writer = pa.ipc.new_file(pa.PythonFile(self._file, mode="w"), self._schema)
         held, self._held = self._held or [], None
         for texts in held:  # spilled once, from memory
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+            self._write(texts)
+
+    def _write(self, texts: pa.Array) -> None:
+        """Write ``texts`` to the file in a helper thread: the file's write runs outside the GIL
+        while the build parses the next dump. One write at a time, in order: the one before is
+        waited for first, and its error raised here."""
+        self._wait()
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="spool")
+        self._pending = self._helper.submit(self._writer.write_batch, pa.record_batch([texts], schema=self._schema))
 
     def _wait(self) -> None:
-        """Wait for the dump the helper thread is spooling, if any; its error is raised here."""
+        """Wait for the write in the helper thread, if any; its error is raised here."""
         pending, self._pending = self._pending, None
         if pending is not None:
             pending.result()
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
-        spans of valid UTF-8) as one string array, in a helper thread (``_spooled``) while the
-        build parses the next dump: one dump at a time, in order; the one before is waited for
-        first, and its error raised here."""
-        self._wait()
-        self.rows += len(start)
-        if self._helper is None:
-            self._helper = ThreadPoolExecutor(1, thread_name_prefix="spool")
-        self._pending = self._helper.submit(self._spooled, data, start, end)
-
-    def _spooled(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
-        """``append``'s work, in the helper thread: the array held, or written to the file."""
-        texts = spans_as_strings(data, start, end)
+        spans of valid UTF-8) as one string array: the spans' bytes joined (a copy per span, no
+        Python string) and their offsets (Arrow's take over records and gaps cost four times more)."""
+        n = len(start)
+        body = b"".join(map(memoryview(data).__getitem__, map(slice, start.tolist(), end.tolist())))
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(end - start, out=offsets[1:])
+        if offsets[-1] < 2**31:  # the spool's type, string, has 32-bit offsets
+            texts = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(body)])
+        else:  # the cast fails loudly
+            texts = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(body)]).cast(pa.string())
+        self.rows += n
         if self._held is not None:
             self._nbytes += texts.nbytes
             self._held.append(texts)
             if self._nbytes > self.max_memory:
                 self._spill()
         else:
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+            self._write(texts)
 
     def finish(self, failed: bool = False) -> None:
         """Finish the file: the last write waited for (its error raised, unless the build
