@@ -66,6 +66,9 @@ def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threadi
     with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
         written = write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
                                         occurrences.schema, "occurrences", out, config)
+    # Read whole: the spool's file (the size of the dumps) is dropped here, in this thread, not
+    # at the build's very end (``Build`` still closes it there, on every way out).
+    occurrences.spool.close()
     return _data_file(out, written)
 
 
