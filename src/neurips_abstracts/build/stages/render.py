@@ -16,10 +16,13 @@ from .near_dup import Papers
 from .parse import Parsed
 
 # Abstracts rendered at once: their plain texts are copied into Arrow a chunk at a time, so
-# that the Python strings of the whole column are never held together.
-RENDER_CHUNK = 2_500
+# that the Python strings of the whole column are never held together. A chunk's text column
+# (some 50 MB) is larger than the C library's largest threshold for memory of its own mapping
+# (32 MiB), so it is given back to the system as soon as it is joined (``concat_releasing``), not
+# kept among the heap's free memory (2,500 abstracts a chunk: the peak grew by what was joined).
+RENDER_CHUNK = 40_000
 # Chunks rendered between two returns of freed memory to the system (``core.memory``).
-TRIM_CHUNKS = 8
+TRIM_CHUNKS = 1
 RENDERED = ("abstract", "abstract_plain", "urls", "word_count")  # the papers' columns this stage makes
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterable
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...core.ahead import run_in_background
 from ...core.config import BuildConfig
+from ...core.memory import release_free_memory
 from ...core.names import MANIFEST
 from ...core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
 from ...core.schema import TABLES, arrow_schema
@@ -101,6 +102,13 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     streamed = {"occurrences"} | ({"papers"} if papers_written is not None else set())
     written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)
                for name in TABLES if name not in streamed}
+    if papers_written is not None:
+        # The papers table's last row groups first (its writer runs on the CPU time left, and is
+        # close to done once the plain text is): what they hold, the plain text's last chunks
+        # among it, is freed before the contracts make frames of every table. Its error, if
+        # any, is raised after theirs, as when it was written here.
+        wait([papers_written])
+        release_free_memory()
     try:
         check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
     except BaseException as exc:
