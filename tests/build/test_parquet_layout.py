@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pyarrow.parquet as pq
+from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts import build as build_module
 from neurips_abstracts.build.tables import row_group_bounds
@@ -253,3 +254,42 @@ def test_ids_of_a_release_built_on_another_come_after_its_ids(tmp_path):
     new = pq.read_table(tmp_path / "new" / data_path("ids"))["id"].to_pylist()
     assert old == sorted(old) and len(new) == len(old) + len(topics)
     assert new[:len(old)] == old and new[len(old):] == sorted(new[len(old):])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=300), st.none() | st.text(max_size=40), st.integers(0, 10**6)), max_size=160),
+       st.lists(st.integers(1, 60), min_size=1, max_size=8))
+@example([("a" * 300, None, 1)] * 150, [7])
+def test_papers_written_as_rendered_are_the_whole_tables_bytes(tmp_path_factory, rows, cuts):
+    """Inputs: papers of any text (empty and long among them) and urls, some missing, arriving
+    in batches of the sizes drawn, row groups and shards small enough that a table holds several.
+    The papers table written from its batches as the plain text is rendered (``write_papers``:
+    row groups made contiguous) writes the bytes of ``write_parquet`` of the whole table, and the
+    whole table's slices (``sliced_nbytes``) give the size ``write_parquet`` records."""
+    import pyarrow as pa
+
+    from neurips_abstracts.build.stages.write import write_papers
+    from neurips_abstracts.build.tables import sliced_nbytes, write_parquet
+    from neurips_abstracts.core.schema import arrow_schema
+
+    schema = arrow_schema("papers")
+    n = len(rows)
+    values = {name: [f"{name}-{k}" for k in range(n)] for name in schema.names if pa.types.is_string(schema.field(name).type)}
+    values |= {name: list(range(n)) for name in schema.names if pa.types.is_integer(schema.field(name).type)}
+    values["abstract"] = values["abstract_plain"] = [text for text, _, _ in rows]
+    values["urls"] = [url for _, url, _ in rows]
+    values["word_count"] = [words for _, _, words in rows]
+    table = pa.table({name: pa.array(values[name], schema.field(name).type) for name in schema.names}, schema=schema)
+    config = dataclasses.replace(DEFAULT_CONFIG, parquet_row_group_bytes=2048, parquet_shard_bytes=6144)
+    batches, start, k = [], 0, 0
+    while start < n:
+        batches.append(table.slice(start, cuts[k % len(cuts)]).combine_chunks().to_batches()[0])
+        start += cuts[k % len(cuts)]
+        k += 1
+    out = tmp_path_factory.mktemp("papers")
+    whole = write_parquet(table, "papers", out / "whole", config)
+    streamed, _ = write_papers(batches, out / "streamed", config)
+    assert streamed.shards == whole.shards and streamed.rows == whole.rows == n
+    assert sliced_nbytes(table, streamed.groups) == whole.nbytes
+    for path, _ in whole.shards:
+        assert (out / "whole" / path).read_bytes() == (out / "streamed" / path).read_bytes(), path

@@ -2,6 +2,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from neurips_abstracts.build.contracts import ContractError, check
 from neurips_abstracts.core.names import data_path
@@ -207,3 +208,20 @@ def test_the_contracts_check_the_promises_of_the_previous_release(retiring_dist)
     retired = pc.index(ids["status"], "removed").as_py()
     with pytest.raises(ContractError, match="published ids missing from ids"):
         check(papers, occ, occ.num_rows, pa.concat_tables([ids.slice(0, retired), ids.slice(retired + 1)]), previous)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(), max_size=12), st.integers(0, 3), st.booleans())
+def test_abstract_hashes_from_arrow_buffers_are_those_of_the_strings(texts, cut, wide):
+    """Inputs: any Unicode texts (empty ones among them), as string or large_string, in two
+    chunks, the second sliced. The hashes read from the Arrow buffers are hashlib's of each
+    text's UTF-8."""
+    import hashlib
+
+    from neurips_abstracts.build.contracts import _utf8_sha256
+
+    kind = pa.large_string() if wide else pa.string()
+    head, tail = texts[: len(texts) // 2], texts[len(texts) // 2 :]
+    column = pa.chunked_array([pa.array(head, kind), pa.array(["dropped"] * cut + tail, kind).slice(cut)], kind)
+    assert list(_utf8_sha256(column)) == [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+    assert list(_utf8_sha256(pa.array(texts, kind))) == [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]

@@ -1,4 +1,5 @@
 import pyarrow as pa
+from hypothesis import given, settings, strategies as st
 
 from neurips_abstracts.build.stats import compute
 
@@ -35,3 +36,21 @@ def test_quantiles_are_the_values_the_documents_say():
         got = _quantiles(pa.chunked_array([pa.array(values)]))
         assert [got["p05"], got["median"], got["p95"]] == expected, values
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["NeurIPS", "ICML", "", " ", "é x", "None"]), st.integers(-3000, 3000)),
+                max_size=30), st.integers(1, 4))
+def test_venue_counts_are_those_of_a_step_per_paper(pairs, chunks):
+    """Inputs: (venue, year) pairs, empty and space venues, the venue "None" and negative years
+    among them, as one or several Arrow chunks. Arrow's count gives the per-paper loop's, and
+    with a missing venue the loop itself."""
+    from neurips_abstracts.build.stats import _venue_counts, _venue_counts_by_paper
+
+    cut = [len(pairs) * k // chunks for k in range(chunks + 1)]
+    venue = pa.chunked_array([[v for v, _ in pairs[a:b]] for a, b in zip(cut, cut[1:])], pa.string())
+    year = pa.chunked_array([[y for _, y in pairs[a:b]] for a, b in zip(cut, cut[1:])], pa.int64())
+    assert _venue_counts(venue, year) == _venue_counts_by_paper(venue, year)
+    if pairs:
+        with_null = pa.chunked_array([pa.array([None] + [v for v, _ in pairs[1:]], pa.string())])
+        assert _venue_counts(with_null, year.combine_chunks()) == _venue_counts_by_paper(with_null, year)

@@ -285,3 +285,30 @@ def test_a_dump_without_records_is_an_error_even_with_an_escape_mark(data):
     with pytest.raises(DumpError) as caught:
         parse_dump("000_x.txt", data.encode())
     assert "000_x.txt" in str(caught.value) and ("header" in str(caught.value) or "abstract" in str(caught.value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(1, 70))
+def test_bytes_below_space_counted_by_block_as_at_once(data, block):
+    """Inputs: any bytes, counted in blocks of any size (smaller, equal and larger than the
+    data). The count is that of one comparison of all the bytes at once."""
+    import numpy as np
+
+    from neurips_abstracts.ingest.parse import _bytes_below_space
+
+    assert _bytes_below_space(data, block) == int(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20))
+    assert _bytes_below_space(data) == sum(b < 0x20 for b in data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"\n", b"a", b"\r\n", b"\xc3\xa9", b" "]), max_size=80).map(b"".join), st.integers(1, 70))
+def test_newlines_found_by_block_as_at_once(data, block):
+    """Inputs: bytes of newlines among other bytes, searched in blocks of any size. The
+    offsets are those one comparison of all the bytes finds, in order and of its type."""
+    import numpy as np
+
+    from neurips_abstracts.ingest.parse import _newlines
+
+    expected = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    for found in (_newlines(data, block), _newlines(data)):
+        assert found.dtype == expected.dtype and np.array_equal(found, expected)

@@ -8,7 +8,7 @@ import string
 
 import ftfy
 import pytest
-from ftfy import badness, chardata
+from ftfy import badness, chardata, fixes
 from hypothesis import example, given, settings, strategies as st
 
 from neurips_abstracts.text import ftfy_noop
@@ -157,6 +157,26 @@ def test_a_parser_that_fails_means_no_shortcut(monkeypatch):
 def test_ftfy_asks_the_shortcut_whether_text_is_bad():
     # normalize routes ftfy's mojibake test here; if ftfy moved its look-up, this says so.
     assert ftfy.is_bad is ftfy_noop.is_bad and ftfy_noop.route_ftfy()
+    assert ftfy.FIXERS["fix_character_width"] is ftfy_noop.fix_character_width
+
+
+_WIDTH = [chr(c) for c in sorted(chardata.WIDTH_MAP)]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_WIDTH), st.sampled_from(_ANCHORS), st.characters()), max_size=30).map("".join))
+@example("")
+@example("\u3000")
+@example("ＬＯＵＤ　ＮＯＩＳＥＳ")
+def test_width_fixer_equals_ftfy(text):
+    """Inputs: any characters, with every character of ftfy's width map and its anchors
+    often among them. The routed width fixer gives what ftfy's own gives."""
+    assert ftfy_noop.fix_character_width(text) == fixes.fix_character_width(text)
+
+
+def test_width_fixer_knows_every_character_ftfy_maps():
+    for c in chardata.WIDTH_MAP:
+        assert ftfy_noop.fix_character_width(f"a{chr(c)}b") == fixes.fix_character_width(f"a{chr(c)}b")
 
 
 @pytest.mark.parametrize("source", REAL_SOURCES)
@@ -164,6 +184,7 @@ def test_routed_ftfy_repairs_as_ftfy_itself(source, monkeypatch):
     variants = [v for text in real_texts(source) if not text.isascii() for v in [text, *_mojibake(text)]]
     routed = [ftfy.fix_text(v, FTFY_CONFIG) for v in variants]
     monkeypatch.setattr(ftfy, "is_bad", badness.is_bad)
+    monkeypatch.setitem(ftfy.FIXERS, "fix_character_width", fixes.fix_character_width)
     assert routed == [ftfy.fix_text(v, FTFY_CONFIG) for v in variants]
     assert sum(r != v for r, v in zip(routed, variants)) > 0  # some mojibake was repaired
 

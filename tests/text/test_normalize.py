@@ -114,6 +114,23 @@ def test_normalize_many_is_normalize_of_each(texts):
 
 
 @settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_awkward, max_size=8).map("".join) | st.text(), max_size=12))
+@example(["caf\u00e9  au  lait", "caf\u00e9 au lait", "Schr\u00c3\u00b6dinger", "Schr\u00f6dinger", "\u00c0\x1f\u00ba"])
+def test_memo_of_the_first_pass_gives_normalize(texts):
+    """Inputs: lists of awkward texts (and any Unicode text), with white space variants, mojibake
+    and its repair. A memo holding the first pass of each text, and each text before it, which
+    it looks up after a text's first pass, gives ``normalize`` of each text."""
+    from neurips_abstracts.dedup.versions import NormalizeMemo
+    from neurips_abstracts.text.normalize import one_pass
+
+    memo = NormalizeMemo()
+    for text in texts:
+        assert memo(one_pass(text)) == normalize(one_pass(text))
+        assert memo(text) == normalize(text)
+    assert [memo(t) for t in texts] == [normalize(t) for t in texts]
+
+
+@settings(max_examples=400, deadline=None)
 @given(st.lists(_awkward, max_size=10).map("".join) | st.text())
 def test_clean_shortcut_is_the_three_steps(text):
     """Inputs: awkward texts and any Unicode text. ``_clean`` returning a printable,

@@ -410,6 +410,20 @@ def test_even_spaces_agrees_with_the_search(text):
     assert _even_spaces(text) == (_UNEVEN_SPACE_RE.search(text) is None)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+@example("")
+@example("a\x7fb")
+@example("\x00")
+@example("~ ~")
+def test_printable_is_isprintable(text):
+    """Inputs: any ASCII text (every C0 control, DEL and space among them) and any Unicode
+    text. The ASCII shortcut answers as str.isprintable does."""
+    from neurips_abstracts.text.plain import _printable
+
+    assert _printable(text) == text.isprintable()
+
+
 @pytest.mark.parametrize("source", REAL_SOURCES)
 def test_even_spaces_agrees_with_the_search_on_real_abstracts(source):
     """On real abstracts and on their plain text (where rendering may leave uneven space)."""

@@ -11,16 +11,20 @@ from __future__ import annotations
 import filecmp
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..core.ahead import Handoff
 from ..core.config import DEFAULT_CONFIG, BuildConfig
 from ..core.errors import DumpError
 from ..core.gc_pause import gc_paused
 from ..core.guard import kill_point, replace_dir, resolve, temporary_folder
+from ..core.memory import arrow_from_c_allocator
 from ..core.names import release_beside
 from ..core.resources import dataset_version
 from ..core.schema import pandera_schema
@@ -28,13 +32,16 @@ from ..core.stages import no_timer
 from ..ingest.previous import BESIDE_RAW, PreviousRelease, is_release, read_previous
 from ..record.published import Record, anchored_previous, check_build, since_published
 from .occurrences import Occurrences
-from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats
+from .stages.assemble import BuildResult, assemble, assemble_occurrences, build_stats, papers_columns, papers_rows
 from .stages.identify import identify
 from .stages.near_dup import near_dup
 from .stages.parse import parse
 from .stages.read import Dumps, read
 from .stages.render import render
-from .stages.write import write_dist, write_occurrences
+from .stages.write import write_dist, write_occurrences, write_papers
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def run(
@@ -44,6 +51,7 @@ def run(
     previous: PreviousRelease | None = None,
     version: str = "0.0.0",
     occurrences_ready: Callable[[Occurrences], None] = lambda _: None,
+    papers_ready: Callable[[Iterable[pa.RecordBatch]], None] | None = None,
 ) -> BuildResult:
     """The build's stages over ``dumps`` (the read stage's), in order: validated-ready tables out.
     Paper ids are anchored to ``previous`` (None: the first release); ids first published or
@@ -51,33 +59,52 @@ def run(
 
     ``stage(name)`` is a context manager entered around each stage (for timings); "parse" and
     "normalize" are entered, one or more times, for each dump. ``occurrences_ready(occurrences)``
-    is called as soon as the occurrences table can be produced, before the plain text is rendered.
+    is called as soon as the occurrences table can be produced, before the plain text is rendered;
+    ``papers_ready(rows)`` then, with the papers table's rows, which come as the plain text is
+    rendered, in order (iterating ``rows`` waits for them; a failure of the build stops it).
     On failure the spool of raw texts is closed here; on success it is the result's to close.
     """
     parsed = parse(dumps, config, stage)
+    rows: Handoff[pa.RecordBatch] | None = None
     try:
         with stage("near-dup"):
             papers = near_dup(parsed, config)
             identified = identify(parsed, papers, previous, version)
         occurrences = assemble_occurrences(parsed, papers, identified)
+        fixed = papers_columns(parsed, papers, identified, occurrences)
         with stage("plain text"):
             occurrences_ready(occurrences)
-            rendered = render(parsed, papers)
+            chunk_done = None
+            if papers_ready is not None:
+                rows = Handoff()
+                papers_ready(rows)
+                chunk_done = partial(_hand_rows, rows, fixed)
+            rendered = render(parsed, papers, chunk_done)
+            if rows is not None:
+                rows.close()
         with stage("assemble"):
-            table, ids = assemble(parsed, papers, identified, rendered, occurrences)
+            table, ids = assemble(fixed, rendered, identified)
     except BaseException:
+        if rows is not None:
+            rows.stop()
         parsed.spool.close()
         raise
     stats = build_stats(parsed, papers, identified.identity, table.num_rows, version)
     return BuildResult(table, occurrences, ids, tuple(parsed.dumps), parsed.meta, identified.identity, stats)
 
 
+def _hand_rows(rows: Handoff[pa.RecordBatch], fixed: dict[str, pa.Array], start: int,
+               rendered: dict[str, pa.Array]) -> None:
+    rows.put(papers_rows(fixed, start, rendered))
+
+
 def _run(raw_dir: str | Path, config: BuildConfig, stage: Callable, previous: PreviousRelease | None,
-         occurrences_ready: Callable[[Occurrences], None] = lambda _: None) -> BuildResult:
+         occurrences_ready: Callable[[Occurrences], None] = lambda _: None,
+         papers_ready: Callable[[Iterable[pa.RecordBatch]], None] | None = None) -> BuildResult:
     """The read stage over ``raw_dir``, then ``run``."""
     with stage("read"):
         dumps = read(raw_dir, previous)
-    return run(dumps, config, stage, previous, dataset_version(), occurrences_ready)
+    return run(dumps, config, stage, previous, dataset_version(), occurrences_ready, papers_ready)
 
 
 def produce(
@@ -135,6 +162,7 @@ class Build:
     _stop: threading.Event = field(default_factory=threading.Event, init=False, repr=False)
     _tmp: Path = field(default=Path(), init=False, repr=False)
     _occurrences_written: Future | None = field(default=None, init=False, repr=False)
+    _papers_written: Future | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def anchored(cls, raw_dir: str | Path, out: str | Path, previous, fetched: Path, **options) -> Build:
@@ -161,18 +189,23 @@ class Build:
         """Run the stages, check the result against the published record, and write the release
         into ``tmp``. The occurrences table is checked and written in a thread of its own from
         the moment it can be (``write_occurrences_now``), while this thread has the plain text
-        rendered and checks the rest, and the other tables are written in a second: their time
+        rendered and checks the rest; the papers table is written in a second as the plain text
+        of its rows is rendered (``write_papers_now``), the ids table there afterwards: their time
         goes to Parquet's encoder, which runs outside the GIL."""
         with ThreadPoolExecutor(2, thread_name_prefix="writer") as writer:
             self._writer, self._tmp = writer, tmp
             try:
-                self.result = _run(self.raw_dir, self.config, self.stage, self.previous, self.write_occurrences_now)
-                check_build(self.result.identity.ids, self.previous, self.record, self.version, self.replaced(),
+                self.result = _run(self.raw_dir, self.config, self.stage, self.previous, self.write_occurrences_now,
+                                   self.write_papers_now)
+                # The release ``out`` holds is checked only against a build anchored to a previous
+                # one (``check_build``): a first release does not read it (seconds at scale).
+                replaced = self.replaced() if self.previous is not None else None
+                check_build(self.result.identity.ids, self.previous, self.record, self.version, replaced,
                             frozenset(d.sha256 for d in self.result.dumps))
                 with self.stage("contracts and write"):
                     assert self._occurrences_written is not None  # run calls write_occurrences_now first
                     write_dist(self.result, tmp, self.config, self.repo_id, self.previous, self._occurrences_written,
-                               writer)
+                               writer, self._papers_written)
             except BaseException:
                 self._stop.set()  # and the executor waits for the writer to see it
                 raise
@@ -184,6 +217,11 @@ class Build:
         pandera_schema("occurrences")
         assert self._writer is not None  # called by run, inside ``fill``
         self._occurrences_written = self._writer.submit(write_occurrences, occurrences, self._tmp, self.config, self._stop)
+
+    def write_papers_now(self, rows: Iterable[pa.RecordBatch]) -> None:
+        """Start writing the papers table in the writer thread, from its rows as they come."""
+        assert self._writer is not None  # called by run, inside ``fill``
+        self._papers_written = self._writer.submit(write_papers, rows, self._tmp, self.config)
 
     def replaced(self) -> PreviousRelease | None:
         """The release ``out`` holds, which the build replaces, if it is not the anchor itself."""
@@ -229,7 +267,7 @@ def build(
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
         one = Build.anchored(raw_dir, out, previous, fetched, config=config, stage=stage, repo_id=repo_id, final=final)
-        with gc_paused(), one:
+        with gc_paused(), arrow_from_c_allocator(), one:
             replace_dir(one.out, one.fill, final=final, **one.guarded())
         refreshed = _refresh_docs(one.out, docs) if docs is not None else []
         return one.summary(time.perf_counter() - started, refreshed)

@@ -8,6 +8,7 @@ derived from ``schema/``; the checks across tables and against the input are her
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..core.errors import ContractError
@@ -92,7 +93,10 @@ def check_tables(
     _validate("papers", p)
     _validate("ids", i)
     if hasattr(occurrences, "select"):
-        o = _frame(occurrences.select(n for n in occurrences.schema.names if n != "text_raw"))
+        # The columns the checks read (record_index none; source_sha256 only against a previous
+        # release, in _check_ids): each is made for every record, 70 MB of the largest at 1M.
+        unread = {"text_raw", "record_index"} | ({"source_sha256"} if previous is None else set())
+        o = _frame(occurrences.select(n for n in occurrences.schema.names if n not in unread))
         _check_unique_across(o, pandera_schema("occurrences"))
     else:
         o = _frame(occurrences)
@@ -135,8 +139,9 @@ def check_tables(
     # The abstract hashes to abstract_sha256 (the paper id does not come from the text: see identity).
     mismatched = [
         pid
-        for pid, text, sha in zip(p["paper_id"], p["abstract"], p["abstract_sha256"])
-        if hashlib.sha256(text.encode("utf-8")).hexdigest() != sha
+        for pid, digest, sha in zip(papers.column("paper_id").to_pylist(), _utf8_sha256(papers.column("abstract")),
+                                    papers.column("abstract_sha256").to_pylist())
+        if digest != sha
     ]
     if mismatched:
         _fail("abstract does not hash to abstract_sha256", mismatched)
@@ -155,6 +160,23 @@ def check_tables(
     bad = o.filter(pl.col("byte_end") <= pl.col("byte_start"))
     if bad.height or o.filter(pl.col("line_end") < pl.col("line_start")).height:
         _fail("occurrences with an empty or inverted span", bad["occurrence_id"])
+
+
+def _utf8_sha256(column) -> Iterator[str]:
+    """The SHA-256 (hex) of each value's UTF-8 bytes, read from the Arrow buffers of
+    ``column`` (string or large_string) rather than made into a Python string and encoded again."""
+    import numpy as np
+    import pyarrow as pa
+
+    for chunk in getattr(column, "chunks", [column]):
+        if chunk.null_count:  # as before: a null has no text, and fails here
+            yield from (hashlib.sha256(text.encode("utf-8")).hexdigest() for text in chunk.to_pylist())
+            continue
+        _, offsets, data = chunk.buffers()
+        wide = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+        at = np.frombuffer(offsets, wide)[chunk.offset : chunk.offset + len(chunk) + 1].tolist() if len(chunk) else []
+        view = memoryview(data if data is not None else b"")
+        yield from (hashlib.sha256(view[a:b]).hexdigest() for a, b in zip(at, at[1:]))
 
 
 def _check_unique_across(frame, schema) -> None:
@@ -194,9 +216,10 @@ def _check_ids(p, i, previous: PreviousRelease | None, o) -> None:
     from ..ids.identity import broken_promises
     from ..ingest.previous import IdRow, record_key
 
-    rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()]
-    # Made as read: a first release (no previous) reads none of them.
-    keys = (record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"]))
+    # Made only against a previous release: a first release has no registry to break (broken_promises).
+    rows = [IdRow(*r) for r in i.select(list(IdRow.__dataclass_fields__)).iter_rows()] if previous is not None else []
+    # Made as read: a first release (no previous) reads none of them (nor has the column).
+    keys = (record_key(sha, start) for sha, start in zip(o["source_sha256"], o["byte_start"])) if previous is not None else iter(())
     against = previous.version if previous is not None else "none"
     for what, bad in broken_promises(rows, keys, iter(o["paper_id"]), previous):
         _fail(f"{what} (against release {against})", bad)

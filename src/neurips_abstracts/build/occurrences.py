@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,8 @@ class Spool:
         # Any: pyarrow ships no types; both are set together when the spool spills to its file
         self._file: Any = None
         self._writer: Any = None
+        self._helper: ThreadPoolExecutor | None = None  # writes to the file, once spilled
+        self._pending: Future | None = None  # the write in the helper thread
         self._schema = pa.schema([("text_raw", pa.string())])
         self.rows = 0
         self.closed = False
@@ -48,9 +52,24 @@ class Spool:
     def _spill(self) -> None:
         self._file = tempfile.TemporaryFile()
         self._writer = pa.ipc.new_file(pa.PythonFile(self._file, mode="w"), self._schema)
-        for texts in self._held or []:  # spilled once, from memory
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
-        self._held = None
+        held, self._held = self._held or [], None
+        for texts in held:  # spilled once, from memory
+            self._write(texts)
+
+    def _write(self, texts: pa.Array) -> None:
+        """Write ``texts`` to the file in a helper thread: the file's write runs outside the GIL
+        while the build parses the next dump. One write at a time, in order: the one before is
+        waited for first, and its error raised here."""
+        self._wait()
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="spool")
+        self._pending = self._helper.submit(self._writer.write_batch, pa.record_batch([texts], schema=self._schema))
+
+    def _wait(self) -> None:
+        """Wait for the write in the helper thread, if any; its error is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def append(self, data: bytes, start: np.ndarray, end: np.ndarray) -> None:
         """Spool the raw texts ``data[start[k]:end[k]]`` of one dump (increasing, disjoint
@@ -71,9 +90,20 @@ class Spool:
             if self._nbytes > self.max_memory:
                 self._spill()
         else:
-            self._writer.write_batch(pa.record_batch([texts], schema=self._schema))
+            self._write(texts)
 
-    def finish(self) -> None:
+    def finish(self, failed: bool = False) -> None:
+        """Finish the file: the last write waited for (its error raised, unless the build
+        ``failed`` already: then that error is the one to report), the file's footer written."""
+        try:
+            self._wait()
+        except Exception:
+            if not failed:
+                raise
+        finally:
+            if self._helper is not None:
+                self._helper.shutdown()
+                self._helper = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -106,14 +136,22 @@ class Spool:
             held += len(column)
             while held >= size:
                 joined = pa.concat_arrays(pending)
-                yield joined.slice(0, size)
-                pending, held = [joined.slice(size)], held - size
+                rest, held = joined.slice(size), held - size
+                # Rows left for the next chunk, fewer than one, are copied: a slice would keep all
+                # of ``joined`` alive once its reader is done with the chunk yielded.
+                pending = [rest if held >= size else pa.concat_arrays([rest])]
+                chunk = joined.slice(0, size)
+                del joined, rest
+                yield chunk
+                del chunk
         if held:
             yield pa.concat_arrays(pending)
 
     def close(self) -> None:
         with self._lock:
-            self.finish()
+            # Closed once the spool was read (``_batches`` finished it and raised any write's
+            # error) or once the build failed: a write's error then is not the one to report.
+            self.finish(failed=True)
             if self._file is not None:
                 self._file.close()
             self._held = [] if self._held is not None else None
@@ -156,27 +194,39 @@ class Occurrences:
     def num_rows(self) -> int:
         return len(self.version)
 
-    def _columns(self, start: int, stop: int, text_raw: pa.Array | None) -> dict[str, pa.Array]:
+    def _columns(self, start: int, stop: int, text_raw: pa.Array | None,
+                 names: Iterable[str] | None = None) -> dict[str, pa.Array]:
+        """The columns ``names`` (default: all) of rows ``start:stop``, each made only if asked for."""
         dump = pa.array(self.dump[start:stop])
         v = pa.array(self.version[start:stop])
-        sha = self.shas.take(dump)
-        cols = {
-            "occurrence_id": occurrence_ids(sha, self.positions["record_index"][start:stop]),
-            "paper_id": self.version_paper.take(v),
-            "relation": pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
-            "similarity": pa.array(self.version_similarity[self.version[start:stop]]),
-            "source_file": self.files.take(dump),
-            "source_sha256": sha,
-            **{name: pa.array(self.positions[name][start:stop]) for name in POSITIONS},
-            "text_raw": text_raw,
-            "text_sha256": self.version_sha.take(v),
+        sha = None
+
+        def source_sha256() -> pa.Array:
+            nonlocal sha
+            if sha is None:
+                sha = self.shas.take(dump)
+            return sha
+
+        make: dict[str, Callable[[], pa.Array]] = {
+            "occurrence_id": lambda: occurrence_ids(source_sha256(), self.positions["record_index"][start:stop]),
+            "paper_id": lambda: self.version_paper.take(v),
+            "relation": lambda: pa.array(RELATIONS, pa.string()).take(pa.array(self.relation[start:stop])),
+            "similarity": lambda: pa.array(self.version_similarity[self.version[start:stop]]),
+            "source_file": lambda: self.files.take(dump),
+            "source_sha256": source_sha256,
+            **{name: partial(self._position, name, start, stop) for name in POSITIONS},
+            "text_raw": lambda: text_raw,
+            "text_sha256": lambda: self.version_sha.take(v),
         }
-        return cols
+        return {name: make[name]() for name in (make if names is None else names)}
+
+    def _position(self, name: str, start: int, stop: int) -> pa.Array:
+        return pa.array(self.positions[name][start:stop])
 
     def select(self, names: Iterable[str]) -> pa.Table:
         """The named columns of every row, text_raw excepted (it stays in the spool)."""
         names = list(names)
-        cols = self._columns(0, self.num_rows, None)
+        cols = self._columns(0, self.num_rows, None, names)
         return pa.table({n: cols[n] for n in names}, schema=pa.schema([self.schema.field(n) for n in names]))
 
     def batches(self, size: int) -> Iterator[pa.RecordBatch]:

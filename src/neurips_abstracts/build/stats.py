@@ -27,6 +27,23 @@ def _counts(values: pa.ChunkedArray) -> dict:
     return dict(zip(counted.field("values").to_pylist(), counted.field("counts").to_pylist()))
 
 
+def _venue_counts_by_paper(venue, year) -> dict[str, int]:
+    """Papers per "<venue> <year>", a Python step per paper: ``_venue_counts``' reference."""
+    venues: dict[str, int] = {}
+    for v, y in zip(venue.to_pylist(), year.to_pylist()):
+        venues[f"{v} {y}"] = venues.get(f"{v} {y}", 0) + 1
+    return venues
+
+
+def _venue_counts(venue, year) -> dict[str, int]:
+    """Papers per "<venue> <year>" (unsorted), counted by Arrow's hash kernel on the joined
+    strings; where a value is missing, by ``_venue_counts_by_paper`` (its f-string names it "None",
+    Arrow's join drops the row)."""
+    if venue.null_count or year.null_count:
+        return _venue_counts_by_paper(venue, year)
+    return _counts(pc.binary_join_element_wise(venue, pc.cast(year, pa.string()), " "))
+
+
 def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
     relation = occurrences.column("relation")
     per_relation = {r: pc.sum(pc.equal(relation, r)).as_py() or 0 for r in RELATIONS}
@@ -37,9 +54,7 @@ def compute(papers: pa.Table, occurrences: pa.Table) -> dict:
     records, canonical = (_counts(source), _counts(source.filter(pc.equal(relation, "canonical"))))
     per_file = [{"file": f, "records": records[f], "canonical": canonical.get(f, 0)} for f in sorted(records)]
     files = [f["file"] for f in per_file]
-    venues: dict[str, int] = {}
-    for venue, year in zip(papers.column("venue").to_pylist(), papers.column("year").to_pylist()):
-        venues[f"{venue} {year}"] = venues.get(f"{venue} {year}", 0) + 1
+    venues = _venue_counts(papers.column("venue"), papers.column("year"))
     with_urls = papers.num_rows - papers.column("urls").null_count
     return {
         "papers": papers.num_rows,

@@ -84,9 +84,14 @@ def row_group_bounds(sizes: np.ndarray, limit: int) -> list[int]:
 
 
 def _row_groups(batches: Iterable[pa.RecordBatch], limit: int,
-                widest: dict[str, int]) -> Iterator[tuple[pa.Table, int]]:
+                widest: dict[str, int], contiguous: bool = False) -> Iterator[tuple[pa.Table, int]]:
     """Re-cut a stream of batches into row groups of at most ``limit`` measured bytes
-    (``row_bytes``); each with its measured bytes."""
+    (``row_bytes``); each with its measured bytes. ``contiguous``: each group's columns made
+    one array each (``combine_chunks``), as a group cut from a table of one chunk has them."""
+    if contiguous:
+        for group, group_bytes in _row_groups(batches, limit, widest):
+            yield group.combine_chunks(), group_bytes
+        return
     pending: list[pa.RecordBatch] = []
     pending_bytes = 0
     for batch in batches:
@@ -119,6 +124,20 @@ class Written:
     rows: int
     nbytes: int  # in-memory Arrow size
     shards: tuple[tuple[str, int], ...]
+    groups: tuple[int, ...] = ()  # rows of each row group, in order
+
+
+def sliced_nbytes(table: pa.Table, groups: Iterable[int]) -> int:
+    """The in-memory size ``write_parquet`` records for ``table`` written in row groups of
+    ``groups`` rows: that of the table's slices. A row group made one array per column from
+    smaller batches (``write_parquet_batches(contiguous=True)``) has the same values and writes the
+    same bytes, but counts a validity bitmap's bytes from its own start, not from the bit where
+    the slice begins: a byte or two apart."""
+    nbytes = start = 0
+    for rows in groups:
+        nbytes += table.slice(start, rows).nbytes
+        start += rows
+    return nbytes
 
 
 def write_parquet(table: pa.Table, name: str, out: Path, config: BuildConfig) -> Written:
@@ -127,22 +146,23 @@ def write_parquet(table: pa.Table, name: str, out: Path, config: BuildConfig) ->
 
 
 def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, name: str, out: Path,
-                          config: BuildConfig) -> Written:
+                          config: BuildConfig, contiguous: bool = False) -> Written:
     """Write a table that arrives a batch at a time into the release folder ``out``, re-cut into
     row groups of at most ``config.parquet_row_group_bytes`` uncompressed bytes, and the row
     groups into shard files of at most ``config.parquet_shard_bytes`` (at least one row group
     each; a file compresses below its measure), named as the Hub names them: the same bytes
     as ``write_parquet`` of the whole table, without the whole table in memory. Cuts are a
     function of the rows alone, so a table that grows at its end changes only its last shard
-    and the shard names. An empty table is one shard without rows."""
+    and the shard names. An empty table is one shard without rows. ``contiguous``: see ``_row_groups``."""
     folder = out / table_folder(name)
     folder.mkdir(parents=True, exist_ok=True)
     rows = nbytes = 0
+    groups: list[int] = []
     schema = _with_features(schema.remove_metadata(), name)
     parts: list[tuple[Path, int]] = []  # written under a temporary name until the count is known
     writer, measured = None, 0
     try:
-        for group, group_bytes in _row_groups(batches, config.parquet_row_group_bytes, enum_bytes(name)):
+        for group, group_bytes in _row_groups(batches, config.parquet_row_group_bytes, enum_bytes(name), contiguous):
             if writer is not None and measured + group_bytes > config.parquet_shard_bytes:
                 writer.close()
                 writer = None
@@ -155,6 +175,7 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
             measured += group_bytes
             rows += group.num_rows
             nbytes += group.nbytes
+            groups.append(group.num_rows)
         if writer is None:
             parts.append((folder / ".part-0", 0))
             writer = pq.ParquetWriter(parts[-1][0], schema, **_parquet_options(config, name))
@@ -166,7 +187,7 @@ def write_parquet_batches(batches: Iterable[pa.RecordBatch], schema: pa.Schema, 
         path = shard_path(name, i, len(parts))
         part.rename(out / path)
         shards.append((path, n_rows))
-    return Written(rows, nbytes, tuple(shards))
+    return Written(rows, nbytes, tuple(shards), tuple(groups))
 
 
 def dumps_json(data) -> str:

@@ -7,8 +7,12 @@ keys, not by Python dictionaries: a million raw records hold some 300,000 distin
 
 from __future__ import annotations
 
+from contextlib import closing
+from functools import partial
+
 import numpy as np
 
+from ..core.ahead import ahead
 from ..core.config import NearDupConfig
 
 # 2^64 divided by the golden ratio, made odd: a multiplier that spreads bits (shingle hashing uses it too).
@@ -71,30 +75,39 @@ def _band_pairs(config: NearDupConfig, sigs: np.ndarray) -> np.ndarray:
     n = sigs.shape[0]
     bits = min(22, max(8, n.bit_length() + 1))  # about 2 buckets per text: the filter costs little
     words = _band_words(sigs, config)
-    found = []
-    for b, keys in enumerate(band_keys(words)):
-        # Most texts share no band with any other. Counting keys by their top bits (cheap)
-        # leaves only the texts whose bucket is shared, and only those are sorted.
-        bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
-        crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
-        order = np.argsort(keys[crowded])  # pairs are sorted at the end: ties may fall in any order
-        members, ordered = crowded[order], keys[crowded][order]
-        repeats = ordered[1:] == ordered[:-1]
-        if not repeats.any():
-            continue
-        grouped = np.zeros(len(members), dtype=bool)
-        grouped[1:] |= repeats
-        grouped[:-1] |= repeats
-        pairs = _pairs_within_groups(members[grouped], ordered[grouped])
-        # keys can collide: keep only pairs whose band values are really equal
-        first, second = pairs[:, 0], pairs[:, 1]
-        equal = np.ones(len(pairs), dtype=bool)
-        for c in range(words.shape[2]):
-            column = np.ascontiguousarray(words[:, b, c])  # gathers from a contiguous copy are faster
-            equal &= column[first] == column[second]
-        pairs = pairs[equal].astype(np.int64)
-        found.append(np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1]))
+    # Bands are searched two at a time in helper threads (``ahead``; the pairs of each band are a
+    # function of its keys alone, and sorted together at the end): their sorts run outside the GIL.
+    band = partial(_pairs_of_band, words, n, bits)
+    with closing(ahead(band, list(enumerate(band_keys(words))))) as bands:
+        found = [pairs for pairs in bands if pairs is not None]
     return _unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
+
+
+def _pairs_of_band(words: np.ndarray, n: int, bits: int, band: tuple[int, np.ndarray]) -> np.ndarray | None:
+    """The pairs of texts that agree on band ``b`` (``band``: b and its keys), coded as in
+    ``_band_pairs``; None where no two texts share its keys."""
+    b, keys = band
+    # Most texts share no band with any other. Counting keys by their top bits (cheap)
+    # leaves only the texts whose bucket is shared, and only those are sorted.
+    bucket = (keys >> np.uint64(64 - bits)).astype(np.intp)
+    crowded = np.flatnonzero(np.bincount(bucket, minlength=1 << bits)[bucket] > 1)
+    order = np.argsort(keys[crowded])  # pairs are sorted at the end: ties may fall in any order
+    members, ordered = crowded[order], keys[crowded][order]
+    repeats = ordered[1:] == ordered[:-1]
+    if not repeats.any():
+        return None
+    grouped = np.zeros(len(members), dtype=bool)
+    grouped[1:] |= repeats
+    grouped[:-1] |= repeats
+    pairs = _pairs_within_groups(members[grouped], ordered[grouped])
+    # keys can collide: keep only pairs whose band values are really equal
+    first, second = pairs[:, 0], pairs[:, 1]
+    equal = np.ones(len(pairs), dtype=bool)
+    for c in range(words.shape[2]):
+        column = np.ascontiguousarray(words[:, b, c])  # gathers from a contiguous copy are faster
+        equal &= column[first] == column[second]
+    pairs = pairs[equal].astype(np.int64)
+    return np.minimum(pairs[:, 0], pairs[:, 1]) * n + np.maximum(pairs[:, 0], pairs[:, 1])
 
 
 def candidate_pairs(sigs: np.ndarray, config: NearDupConfig) -> np.ndarray:

@@ -35,11 +35,14 @@ from __future__ import annotations
 import itertools
 import struct
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..core.ahead import ahead
 from ..core.config import NearDupConfig
 from ..core.gc_pause import gc_paused
 from .lsh import candidate_pairs
@@ -59,12 +62,47 @@ _SKETCH_CHARS = 4 * BATCH_CHARS
 
 
 def shingles_and_signatures(texts: Sequence[str], config: NearDupConfig) -> tuple[ShingleSets, np.ndarray]:
-    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time."""
-    parts = [sketch(texts[a:b], config=config) for a, b in slices(texts, _SKETCH_CHARS)]
-    flat = np.concatenate([p[0] for p in parts])
-    counts = np.concatenate([p[1] for p in parts])
-    sigs = np.concatenate([p[2] for p in parts])
-    return ShingleSets(flat, set_offsets(counts)), sigs
+    """Shingle sets and MinHash signatures of all texts, sketched a slice of texts at a time.
+
+    Each slice's values are copied into arrays made for all texts as it is sketched, rather than
+    joined at the end: the shingles are a build's largest array (450 MB at a million records),
+    and joining them held them twice."""
+    counts = np.empty(len(texts), dtype=np.int64)
+    sigs = np.empty((len(texts), config.num_perm), dtype=np.uint32)
+    flat, used = np.empty(0, dtype=np.uint64), 0
+    bounds = slices(texts, _SKETCH_CHARS)
+    chars = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    # Two slices are sketched at a time in helper threads (``ahead``: each slice's result is
+    # a function of its texts alone, taken in order): most of a sketch is numpy and rensa
+    # work outside the GIL, which a second core does beside the first.
+    total = int(chars[-1]) if len(chars) else 0
+    with closing(ahead(partial(_sketch_slice, texts, config), bounds)) as sketched:
+        for (a, b), (part, part_counts, part_sigs) in zip(bounds, sketched):
+            counts[a:b], sigs[a:b] = part_counts, part_sigs
+            flat, used = _appended(flat, used, part, int(chars[b - 1]) if b else 0, total)
+            del part, part_counts, part_sigs
+    return ShingleSets(flat[:used], set_offsets(counts)), sigs
+
+
+def _appended(flat: np.ndarray, used: int, part: np.ndarray, done: int, total: int) -> tuple[np.ndarray, int]:
+    """``part`` copied into ``flat`` after its ``used`` values, ``flat`` grown first if it has
+    no room: for the rest too, at the values per character so far (``done`` characters of
+    ``total`` sketched)."""
+    if used + len(part) > len(flat):
+        flat = _grown(flat, used, max(used + len(part), -(-(used + len(part)) * total // max(done, 1)) * 51 // 50))
+    flat[used : used + len(part)] = part
+    return flat, used + len(part)
+
+
+def _sketch_slice(texts: Sequence[str], config: NearDupConfig, bounds: tuple[int, int]):
+    return sketch(texts[bounds[0] : bounds[1]], config)
+
+
+def _grown(values: np.ndarray, used: int, size: int) -> np.ndarray:
+    """``values[:used]`` in a new array of ``size`` values."""
+    out = np.empty(size, dtype=values.dtype)
+    out[:used] = values[:used]
+    return out
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
@@ -98,15 +136,26 @@ def jaccard_many(sets: ShingleSets, pairs: np.ndarray) -> np.ndarray:
     small_start, large_start = np.where(swap, offsets[second], offsets[first]), np.where(swap, offsets[first], offsets[second])
     small, large = np.minimum(first_size, second_size), np.maximum(first_size, second_size)
     order = np.lexsort((small, large))
+    groups = []
     k = 0
     while k < len(order):
         # a row is at most twice its larger set wide
         stop = min(len(order), k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[k]]))))
         stop = min(stop, k + max(1, _JACCARD_CELLS // max(1, 2 * int(large[order[stop - 1]]))))
-        rows = order[k:stop]
-        out[rows] = _jaccard_rows(sets.flat, small_start[rows], small[rows], large_start[rows], large[rows])
+        groups.append(order[k:stop])
         k = stop
+    # Two groups of rows at a time in helper threads (``ahead``; each group's values are a
+    # function of its pairs alone): their sorts run outside the GIL.
+    rows_of = partial(_jaccard_group, sets.flat, small_start, small, large_start, large)
+    with closing(ahead(rows_of, groups)) as similarities:
+        for rows, similarity in zip(groups, similarities):
+            out[rows] = similarity
     return out
+
+
+def _jaccard_group(flat: np.ndarray, small_start: np.ndarray, small: np.ndarray, large_start: np.ndarray,
+                   large: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return _jaccard_rows(flat, small_start[rows], small[rows], large_start[rows], large[rows])
 
 
 def _jaccard_rows(flat: np.ndarray, a_start: np.ndarray, a_size: np.ndarray, b_start: np.ndarray,

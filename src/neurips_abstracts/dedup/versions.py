@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core.arrays import GrowingColumn
 from ..ingest.parse import Dump, no_visible_text, parse_records
-from ..text.normalize import normalize, normalize_many
+from ..text.normalize import normalize, normalize_many, one_pass
 
 
 def _sha256(text: str) -> str:
@@ -36,13 +36,14 @@ class Prepared:
 
 
 def prepare_dump(name: str, data: bytes, venue: str, year: int, columns: tuple[str, ...], stage=None,
-                 memo: NormalizeMemo | None = None) -> Prepared:
+                 memo: NormalizeMemo | None = None, sha256: str | None = None) -> Prepared:
     """Parse and normalize one dump: a function of its bytes and the config alone, so dumps can
     be prepared in any process, in any order, and give the same result. ``stage(name)`` times
-    "parse" and "normalize" (in this process); ``memo`` may be one build's, shared by its dumps."""
+    "parse" and "normalize" (in this process); ``memo`` may be one build's, shared by its dumps;
+    ``sha256``: that of ``data``, where the caller hashed them already."""
     stage = stage or (lambda _: nullcontext())
     with stage("parse"):
-        dump, records = parse_records(name, data, venue, year)
+        dump, records = parse_records(name, data, venue, year, sha256)
         positions = np.array([np.arange(len(records)) if c == "record_index" else getattr(records, c) for c in columns],
                              dtype=np.int64).T.reshape(-1, len(columns))
     with stage("normalize"):
@@ -68,7 +69,12 @@ class NormalizeMemo:
     def __call__(self, raw: str) -> str:
         fixed = self.of.get(raw)
         if fixed is None:
-            fixed = normalize(raw)
+            # normalize repeats one pass until the text stops changing: after the first pass,
+            # the rest is normalize of what it made, often a text met before (the copies of an
+            # abstract with other white space, other Unicode forms or mojibake all pass to the
+            # abstract itself), which the memo may hold.
+            once = one_pass(raw)
+            fixed = raw if once == raw else self.of.get(once) or normalize(once)
             # Printable, single-spaced ASCII is its own normalized text: one string, counted once.
             size = sys.getsizeof(raw) + (0 if fixed is raw else sys.getsizeof(fixed))
             if self.nbytes + size > self.max_bytes:

@@ -9,7 +9,6 @@ several lines. Everything here is a pure function of (file name, bytes).
 from __future__ import annotations
 
 import codecs
-import hashlib
 import re
 from dataclasses import dataclass, replace
 from itertools import compress, repeat
@@ -17,6 +16,7 @@ from operator import not_
 
 import numpy as np
 
+from ..core.ahead import sha256_hex
 from ..core.errors import DumpError
 from ..text.characters import bad_character, bad_character_marks
 
@@ -129,6 +129,25 @@ def _utf16_without_mark(data: bytes) -> str | None:
     return None
 
 
+_BLOCK = 1 << 20
+
+
+def _bytes_below_space(data: bytes, block: int = _BLOCK) -> int:
+    """How many bytes of ``data`` are below 0x20, counted a block at a time: a comparison of
+    the whole dump at once made a temporary array as large as the dump, for which the system
+    handed out (and zeroed) new memory for every dump of a build."""
+    values = np.frombuffer(data, np.uint8)
+    return sum(int(np.count_nonzero(values[k : k + block] < 0x20)) for k in range(0, len(values), block))
+
+
+def _newlines(data: bytes, block: int = _BLOCK) -> np.ndarray:
+    """The offsets of every newline of ``data``, in order, found a block at a time (see
+    ``_bytes_below_space``)."""
+    values = np.frombuffer(data, np.uint8)
+    found = [np.flatnonzero(values[k : k + block] == 10) + k for k in range(0, len(values), block)]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
 def _check_binary(name: str, data: bytes) -> None:
     for mark, encoding in _BYTE_ORDER_MARKS:
         if data.startswith(mark):
@@ -142,7 +161,7 @@ def _check_binary(name: str, data: bytes) -> None:
         raise DumpError(name, "NUL byte: this is a binary file, not a text dump", line, column)
     # Bytes below 0x20, TAB, LF and CR too, bound the controls from above: most dumps are
     # cleared by that one fast count, without counting exactly.
-    if not _binary_controls(int(np.count_nonzero(np.frombuffer(data, np.uint8) < 0x20)), len(data)):
+    if not _binary_controls(_bytes_below_space(data), len(data)):
         return
     controls = len(data) - len(data.translate(None, _C0_CONTROLS))
     if _binary_controls(controls, len(data)):
@@ -247,10 +266,12 @@ class Records:
 
 
 def parse_records(
-    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None
+    name: str, data: bytes, expected_venue: str | None = None, expected_year: int | None = None,
+    sha256: str | None = None,
 ) -> tuple[Dump, Records]:
     """Parse one dump into its facts (a :class:`Dump` without records) and its records as
-    columns. Raises :class:`DumpError` naming the file and line for bad input."""
+    columns. Raises :class:`DumpError` naming the file and line for bad input. ``sha256``: that
+    of ``data`` (``ahead.sha256_hex``), where the caller hashed them already."""
     if not data or data.isspace():  # bytes.isspace() tests the white space bytes.strip() removes
         raise DumpError(name, "empty file: a dump starts with a header line and holds at least one abstract")
     _check_binary(name, data)
@@ -264,7 +285,7 @@ def parse_records(
     body_start = len(data) if newline < 0 else newline + 1
     # The file is decoded a run of record lines at a time, in order, so its first bad byte is
     # found first; a bad header or a bad character is reported only once the whole file decodes.
-    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    newlines = _newlines(data)
     gap_starts, gap_ends = _gaps(data, newlines, max(body_start - 1, start))
     # The runs of record lines: from the body's start or a gap's end to the next gap or the end.
     starts = np.concatenate([[body_start], gap_ends])
@@ -284,7 +305,7 @@ def parse_records(
     if not out.text:
         raise DumpError(name, "header only: the dump holds no abstracts", header_line)
     dump = Dump(
-        name=name, sha256=hashlib.sha256(data).hexdigest(), venue=venue, year=year, records=(),
+        name=name, sha256=sha256 or sha256_hex(data), venue=venue, year=year, records=(),
         n_records=len(out.text), invisible_lines=tuple(out.invisible),
     )
     return dump, Records(out.line_start, out.line_end, out.byte_start, out.byte_end, out.text)

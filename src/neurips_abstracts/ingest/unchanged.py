@@ -11,17 +11,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
+from ..core.ahead import sha256_hex
 from ..core.errors import DumpError
 from .previous import PreviousRelease, first_difference
 from .sidecar import DumpMeta, sidecar_name, unknown_meta
 
 
-def checked_meta(name: str, data: bytes, meta: DumpMeta | None, previous: PreviousRelease | None) -> DumpMeta:
+def checked_meta(name: str, data: bytes, meta: DumpMeta | None, previous: PreviousRelease | None,
+                 sha256: str | None = None) -> DumpMeta:
     """The metadata a build uses for dump ``name`` with bytes ``data`` (see ``published_meta``),
     ``meta`` being its metadata file's (None: it has none); DumpError if its bytes changed since it
     was added or since ``previous`` published them (naming the line of the first record that
-    differs), or if ``meta`` contradicts the facts published for those bytes."""
-    sha256 = hashlib.sha256(data).hexdigest()
+    differs), or if ``meta`` contradicts the facts published for those bytes. ``sha256``: that of
+    ``data`` (``ahead.sha256_hex``), where the caller hashed them already."""
+    sha256 = sha256 or sha256_hex(data)
     if (error := published_change(previous, name, sha256, data)) is not None:
         raise error  # first: it names the line that differs
     if meta is not None and meta.sha256 != sha256:

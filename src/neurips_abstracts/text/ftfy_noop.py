@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 import ftfy
-from ftfy import badness, chardata
+from ftfy import badness, chardata, fixes
 
 try:  # Python 3.11+ keeps the regular-expression parser here
     from re import _constants as _sre, _parser as _sre_parse  # type: ignore[attr-defined]  # private: typeshed omits them
@@ -129,13 +129,29 @@ def is_bad(text: str) -> bool:
     return end is not None and _BADNESS_SEARCH(text, start, end) is not None
 
 
+# The characters ftfy's width fixer maps (full- and half-width forms, the ideographic space).
+_WIDTH_RE = re.compile(_char_class(chardata.WIDTH_MAP))
+
+
+def fix_character_width(text: str) -> str:
+    """``ftfy.fixes.fix_character_width(text)``: its per-character translation, a dictionary
+    look-up for every character, only where a search in C finds a character it maps (the text
+    otherwise comes back as it is, as the translation would give it)."""
+    return fixes.fix_character_width(text) if _WIDTH_RE.search(text) else text
+
+
 def route_ftfy() -> bool:
     """Make ftfy's mojibake repair ask ``is_bad`` here: it asks about three times per text it
     repairs (before, after, and again to confirm), each a scan of the whole text. The answers
-    are the same (``EXACT``), so only the time changes. Returns whether ftfy asks here now: False
-    if ftfy no longer looks ``is_bad`` up where this expects (then it keeps its own)."""
+    are the same (``EXACT``), so only the time changes. Its width fixer, run twice on each text
+    it repairs, goes through ``fix_character_width`` here, same results. Returns whether ftfy
+    asks here now: False if ftfy no longer looks ``is_bad`` up where this expects (then it keeps
+    its own, and so for the width fixer)."""
     if getattr(ftfy, "is_bad", None) is badness.is_bad:
         ftfy.is_bad = is_bad
+    fixers = getattr(ftfy, "FIXERS", {})
+    if fixers.get("fix_character_width") is fixes.fix_character_width:
+        fixers["fix_character_width"] = fix_character_width
     return getattr(ftfy, "is_bad", None) is is_bad
 
 

@@ -159,14 +159,22 @@ def normalize_many(texts: list[str], full=None) -> list[str]:
 
 def _normalize_full(text: str, skip_noop_ftfy: bool = True) -> str:
     while True:
-        if skip_noop_ftfy and _FTFY_UNCHANGED(text):
-            fixed = _clean(text)
-        else:
-            fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
-        if not fixed:
-            # ftfy can "repair" visible text into control characters alone ("¬ç" read as Mac
-            # Roman is the C1 control U+008D), which step 3 then removes: keep the text unrepaired.
-            fixed = _clean(text)
+        fixed = one_pass(text, skip_noop_ftfy)
         if fixed == text:
             return fixed
         text = fixed
+
+
+def one_pass(text: str, skip_noop_ftfy: bool = True) -> str:
+    """The four steps once. ``normalize`` repeats them until the text stops changing, so
+    ``normalize(text)`` is ``text`` where ``one_pass(text) == text``, and ``normalize(one_pass(text))``
+    otherwise (a memo of ``normalize`` may look the second up: see ``versions.NormalizeMemo``)."""
+    if skip_noop_ftfy and _FTFY_UNCHANGED(text):
+        fixed = _clean(text)
+    else:
+        fixed = _clean(ftfy.fix_text(text, FTFY_CONFIG))
+    if not fixed:
+        # ftfy can "repair" visible text into control characters alone ("¬ç" read as Mac
+        # Roman is the C1 control U+008D), which step 3 then removes: keep the text unrepaired.
+        fixed = _clean(text)
+    return fixed

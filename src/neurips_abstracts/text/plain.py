@@ -67,7 +67,21 @@ def _even_spaces(text: str) -> bool:
     space is unprintable (a test checks all of Unicode), and str.isprintable reads a text five
     times faster than the search: the search is left for a text that holds some unprintable
     character (most hold none)."""
-    return "  " not in text and (text.isprintable() or not _UNEVEN_SPACE_RE.search(text))
+    return "  " not in text and (_printable(text) or not _UNEVEN_SPACE_RE.search(text))
+
+
+# The ASCII characters str.isprintable refuses: the C0 controls and DEL.
+_ASCII_UNPRINTABLE = bytes([*range(0x20), 0x7F])
+
+
+def _printable(text: str) -> bool:
+    """``text.isprintable()``. An ASCII text (most abstracts; a flag of the string, no scan) is
+    printable when it holds none of _ASCII_UNPRINTABLE: found by deleting them from its bytes,
+    twice as fast as str.isprintable, which looks every character up in the Unicode tables."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_UNPRINTABLE)) == len(data)
+    return text.isprintable()
 
 
 _EMPHASIS_RUN_RE = re.compile(r"\\.|\*+|_+", re.S)

@@ -47,9 +47,9 @@ def assemble_occurrences(parsed: Parsed, papers: Papers, identified: Identified)
     )
 
 
-def assemble(parsed: Parsed, papers: Papers, identified: Identified, rendered: Rendered,
-             occurrences: Occurrences) -> tuple[pa.Table, pa.Table]:
-    """The papers and ids tables."""
+def papers_columns(parsed: Parsed, papers: Papers, identified: Identified, occurrences: Occurrences) -> dict[str, pa.Array]:
+    """The papers table's columns but those the render stage makes (``RENDERED``), each one
+    array in ``Papers`` order, of its schema type."""
     canonical = papers.canonical
     record = parsed.versions.first.array()[canonical]  # each paper's canonical occurrence
     dump = parsed.dump[record]
@@ -57,16 +57,36 @@ def assemble(parsed: Parsed, papers: Papers, identified: Identified, rendered: R
         "paper_id": occurrences.version_paper.take(canonical),
         "venue": pa.array([d.venue for d in parsed.dumps]).take(dump),
         "year": pa.array([d.year for d in parsed.dumps]).take(dump),
-        **rendered.columns(),
         "n_occurrences": papers.n_records,
         "n_versions": papers.n_versions,
         "first_source_file": occurrences.files.take(parsed.dump[papers.founding_record]),
         "canonical_occurrence_id": occurrence_ids(occurrences.shas.take(dump), parsed.positions["record_index"][record]),
         "abstract_sha256": occurrences.version_sha.take(canonical),
     }
+    return {name: _typed(value, name) for name, value in cols.items()}
+
+
+def _typed(values, name: str) -> pa.Array:
+    """Column ``name`` of the papers table from ``values`` (an array, or numbers), of its schema type."""
+    field = arrow_schema("papers").field(name)
+    return dense(pa.array(values, field.type) if not isinstance(values, pa.Array) else values.cast(field.type))
+
+
+def papers_rows(fixed: dict[str, pa.Array], start: int, rendered: dict[str, pa.Array]) -> pa.RecordBatch:
+    """The papers table's rows from ``start`` on, as many as ``rendered`` holds (``RENDERED``
+    columns of those papers, a chunk of the render stage), the other columns from ``fixed``
+    (``papers_columns``): the same values as those rows of ``assemble``'s table."""
     schema = arrow_schema("papers")
-    table = pa.table({name: dense(pa.array(cols[name], schema.field(name).type) if not isinstance(cols[name], pa.Array)
-                                  else cols[name].cast(schema.field(name).type)) for name in schema.names}, schema=schema)
+    n = len(next(iter(rendered.values())))
+    return pa.record_batch([fixed[name].slice(start, n) if name in fixed else _typed(rendered[name], name)
+                            for name in schema.names], schema=schema)
+
+
+def assemble(fixed: dict[str, pa.Array], rendered: Rendered, identified: Identified) -> tuple[pa.Table, pa.Table]:
+    """The papers and ids tables; ``fixed``: ``papers_columns``."""
+    cols = {**fixed, **{name: _typed(values, name) for name, values in rendered.columns().items()}}
+    schema = arrow_schema("papers")
+    table = pa.table({name: cols[name] for name in schema.names}, schema=schema)
     id_rows = identified.identity.ids
     schema = arrow_schema("ids")
     ids = pa.Table.from_pydict({name: [getattr(r, name) for r in id_rows] for name in schema.names}, schema=schema)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.config import BuildConfig
+from ...core.memory import release_free_memory
 from ...dedup.near_duplicates import near_duplicate_clusters
 from .parse import Parsed
 
@@ -85,5 +86,8 @@ def near_dup(parsed: Parsed, config: BuildConfig) -> Papers:
     is_canonical[canonical] = True
     records = np.arange(len(record_version), dtype=np.int64)
     relation = np.where(is_canonical[record_version], np.where(version_first[record_version] == records, 0, 1), 2)
-    return Papers(roots, root, canonical, founding_record, n_versions, n_records, paper_of_version, similarity,
-                  relation.astype(np.int8), len(clusters.candidates), clusters.merged)
+    papers = Papers(roots, root, canonical, founding_record, n_versions, n_records, paper_of_version, similarity,
+                    relation.astype(np.int8), len(clusters.candidates), clusters.merged)
+    del clusters, records, relation
+    release_free_memory()  # the shingles and signatures, the largest arrays of a build, are gone
+    return papers

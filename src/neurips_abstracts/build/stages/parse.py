@@ -11,12 +11,14 @@ read back a row group at a time when the occurrences table is checked and writte
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.arrays import GrowingColumn
 from ...core.config import BuildConfig
+from ...core.memory import release_free_memory
 from ...core.stages import no_timer
 from ...dedup.versions import NormalizeMemo, Prepared, Versions, prepare_dump
 from ...ingest.load import copy_error
@@ -24,7 +26,7 @@ from ...ingest.parse import Dump
 from ...ingest.sidecar import DumpMeta
 from ...ingest.unchanged import changed_while_read
 from ..occurrences import POSITIONS, Spool
-from .read import DumpFile, Dumps
+from .read import DumpFile, Dumps, read_ahead
 
 
 @dataclass
@@ -45,13 +47,15 @@ class Parsed:
 
 
 def _prepared(files: tuple[DumpFile, ...], config: BuildConfig, stage: Callable) -> Iterator[tuple[bytes, Prepared]]:
-    """Each dump read and prepared (``prepare_dump``), with its bytes, in order."""
+    """Each dump read and prepared (``prepare_dump``), with its bytes, in order. The next dump is
+    read and hashed in a helper thread (``read.read_ahead``) while this one is parsed."""
     args = (config.venue, config.year, POSITIONS)
     memo = NormalizeMemo()  # copies of a text are spread over the dumps
-    for file in files:
-        with stage("parse"):
-            data = file.read()
-        yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo)
+    with closing(read_ahead([file.read for file in files])) as read:
+        for file in files:
+            with stage("parse"):
+                data, sha256 = next(read)
+            yield data, prepare_dump(file.name, data, *args, stage=stage, memo=memo, sha256=sha256)
 
 
 def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Parsed:
@@ -90,5 +94,6 @@ def parse(dumps: Dumps, config: BuildConfig, stage: Callable = no_timer) -> Pars
     # The look-ups that collapsed duplicates as they arrived are done with: only the distinct
     # texts and their facts go on.
     versions.index = {}
+    release_free_memory()  # those look-ups, the memo and each dump's texts: holes between the texts kept
     return Parsed(parsed, dumps.meta, dump_col.array(), {k: v.array() for k, v in positions.items()},
                   version_col.array(), versions, spool, dumps.nbytes)

@@ -1,24 +1,33 @@
 """The contracts and write stage: the contracts checked across tables, then every file of the
 release written into a folder of the build's own (``core.guard.replace_dir`` swaps it in).
 The occurrences table is checked and written row group by row group from the moment it can be
-(``write_occurrences``), in a thread of the build's."""
+(``write_occurrences``), and the papers table as the plain text is rendered (``write_papers``),
+in threads of the build's."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from collections.abc import Iterable
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ...core.ahead import run_in_background
 from ...core.config import BuildConfig
+from ...core.memory import release_free_memory
 from ...core.names import MANIFEST
 from ...core.resources import dataset_version, hub_repo, maintainers, read_text as read_resource
-from ...core.schema import TABLES
+from ...core.schema import TABLES, arrow_schema
 from ...core.sums import sha256_file
 from ...ingest.previous import PreviousRelease
 from ...release.manifest import build_manifest
 from ..stats import compute as compute_stats
-from ..tables import dumps_json, write_parquet, write_parquet_batches, write_text
+from ..tables import dumps_json, sliced_nbytes, write_parquet, write_parquet_batches, write_text
 from .assemble import BuildResult
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 STATS_COLUMNS = ("relation", "similarity", "source_file")  # what ``stats.compute`` reads of occurrences
 
@@ -38,7 +47,7 @@ def _write_table(name: str, table, out: Path, config: BuildConfig):
 
 def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threading.Event):
     """Check each row group of the occurrences table (``contracts.check_occurrence_rows``) and
-    write it (``write.Written``). A row group is checked in a second thread while this one
+    write it; returns what the release says of it (``_data_file``: its shards hashed here too). A row group is checked in a second thread while this one
     writes it (Parquet's encoder runs outside the GIL); the next is written only once that check
     passed. Stops before the next row group once ``stop`` is set."""
     from ..contracts import check_occurrence_rows
@@ -56,17 +65,33 @@ def write_occurrences(occurrences, out: Path, config: BuildConfig, stop: threadi
             passed.result()
 
     with ThreadPoolExecutor(1, thread_name_prefix="occurrence-rows") as checker:
-        return write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
-                                     occurrences.schema, "occurrences", out, config)
+        written = write_parquet_batches(checked(occurrences.batches(config.parquet_batch_rows), checker),
+                                        occurrences.schema, "occurrences", out, config)
+    # Read whole: the spool's file (the size of the dumps) is dropped here, in this thread, not
+    # at the build's very end (``Build`` still closes it there, on every way out).
+    occurrences.spool.close()
+    return _data_file(out, written)
+
+
+def write_papers(rows: Iterable[pa.RecordBatch], out: Path, config: BuildConfig):
+    """Write the papers table from its rows as they come (``build.run``'s ``papers_ready``: as the
+    plain text is rendered), each row group made one array per column as ``write_parquet`` of the
+    whole table writes it: the same bytes. Returns (``Written``, what the release says of it, its
+    shards hashed here); its in-memory size is the whole table's (``sliced_nbytes``, in ``write_dist``)."""
+    run_in_background()  # its rows come from the plain text, which needs the CPU more
+    written = write_parquet_batches(rows, arrow_schema("papers"), "papers", out, config, contiguous=True)
+    return written, _data_file(out, written)
 
 
 def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str | None,
-               previous: PreviousRelease | None, occurrences_written: Future, writer: ThreadPoolExecutor) -> None:
+               previous: PreviousRelease | None, occurrences_written: Future, writer: ThreadPoolExecutor,
+               papers_written: Future | None = None) -> None:
     """Check the contracts (see ``contracts.check``; ``previous``: the release ids are anchored
     to) and write the release into ``out``, its documents naming ``repo_id`` (default: the
     project's hub-repo). The occurrences table is being checked and written meanwhile
-    (``write_occurrences``: ``occurrences_written`` gives its rows and size); the other tables
-    are written by ``writer`` while this thread checks the contracts across tables. A
+    (``write_occurrences``: ``occurrences_written`` gives what the release says of it); the other tables
+    are written by ``writer`` while this thread checks the contracts across tables, but the papers
+    table where it is being written already (``write_papers``: ``papers_written``). A
     ContractError leaves ``out`` half written, for ``replace_dir`` to throw away."""
     from ...release import contents as release, croissant, datapackage, texts
     from ...release.card import card
@@ -74,8 +99,16 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
     from ..contracts import ContractError, check_tables
 
     occurrences = result.occurrences
+    streamed = {"occurrences"} | ({"papers"} if papers_written is not None else set())
     written = {name: writer.submit(_write_table, name, getattr(result, name), out, config)
-               for name in TABLES if name != "occurrences"}
+               for name in TABLES if name not in streamed}
+    if papers_written is not None:
+        # The papers table's last row groups first (its writer runs on the CPU time left, and is
+        # close to done once the plain text is): what they hold, the plain text's last chunks
+        # among it, is freed before the contracts make frames of every table. Its error, if
+        # any, is raised after theirs, as when it was written here.
+        wait([papers_written])
+        release_free_memory()
     try:
         check_tables(result.papers, occurrences, result.stats["records"], result.ids, previous)
     except BaseException as exc:
@@ -85,7 +118,10 @@ def write_dist(result: BuildResult, out: Path, config: BuildConfig, repo_id: str
             occurrences_written.result()  # a broken row is reported first, as ``contracts.check`` does
         raise
     data = {name: future.result() for name, future in written.items()}
-    data["occurrences"] = _data_file(out, occurrences_written.result())
+    data["occurrences"] = occurrences_written.result()
+    if papers_written is not None:
+        papers, papers_file = papers_written.result()
+        data["papers"] = dataclasses.replace(papers_file, nbytes=sliced_nbytes(result.papers, papers.groups))
     data = {name: data[name] for name in TABLES}
     statistics = compute_stats(result.papers, occurrences.select(STATS_COLUMNS))
     manifest = build_manifest(result.dumps, config, result.stats, statistics, result.meta, result.identity)
