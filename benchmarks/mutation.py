@@ -51,6 +51,8 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...], int]] = {
                       ("tests/text/test_plain.py", "tests/text/test_linear_work.py", "tests/text/test_render_rules.py", "tests/text/test_unicode.py"), 25),
     "text/latex/render.py": ((), ("tests/text/test_plain_render.py", "tests/text/test_render_rules.py", "tests/text/test_plain.py"), 50),
     "core/guard.py": ((), ("tests/core/test_guard.py", "tests/core/test_guard_edges.py"), 25),
+    "core/lock.py": ((), ("tests/core/test_lock.py",), 20),
+    "ingest/previous.py": ((), ("tests/ingest/test_previous.py",), 30),
 }
 
 _FLIP = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,

@@ -1,6 +1,6 @@
 """Ctrl-C, SIGTERM and kills: a build of a checkout leaves its dist/ and the docs made from it
-all old (non-zero exit) or all new (exit 0), wherever it is stopped; and only one command writes
-a folder at a time."""
+all old (non-zero exit) or all new (exit 0), wherever it is stopped. (One writer at a time:
+test_lock.py.)"""
 
 from __future__ import annotations
 
@@ -10,12 +10,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-
-from neurips_abstracts.core.lock import lock_file, writing
 
 from tests.helpers import HEADER, ROOT, project_copy, snapshot, synthetic_dumps
 
@@ -111,70 +108,6 @@ def test_killed_between_the_swap_and_the_docs_leaves_whole_stale_docs_the_next_b
     assert state(project) == new
 
 
-# -- one writer at a time -------------------------------------------------------------------
-
-
-def test_a_second_writer_is_refused_in_one_line_naming_the_holder(tmp_path):
-    """While one command holds a release's lock, a build of it refuses at once, naming the
-    process, and writes nothing; `add` to a raw folder likewise."""
-    from tests.helpers import run_process
-
-    raw = tmp_path / "raw"
-    synthetic_dumps(raw, papers=20)
-    before = snapshot(tmp_path)
-    with writing(tmp_path / "dist"):
-        proc = run_process("build", "--raw", str(raw), "--out", str(tmp_path / "dist"), "--first-release")
-    assert proc.returncode == 1
-    assert proc.stderr == (f"{tmp_path / 'dist'}: error: refused: another command (process {os.getpid()}) is writing "
-                           "it now: wait for it to end, then run this again\n")
-    assert snapshot(tmp_path) == before
-    dump = tmp_path / "new.txt"
-    dump.write_bytes(f"{HEADER}\n\nA paper on graphs and the kernels that bound them.\n".encode())
-    with writing(raw):
-        proc = run_process("add", str(dump), "--raw", str(raw))
-    assert proc.returncode == 1 and "another command" in proc.stderr and snapshot(raw) == before_raw(before)
-
-
-def before_raw(before: dict[str, bytes]) -> dict[str, bytes]:
-    return {k[len("raw/"):]: v for k, v in before.items() if k.startswith("raw/")}
-
-
-def test_one_folder_has_one_lock_however_its_path_is_typed(tmp_path, monkeypatch):
-    (tmp_path / "raw").mkdir()
-    (tmp_path / "link").symlink_to(tmp_path / "raw")
-    monkeypatch.chdir(tmp_path / "raw")
-    assert lock_file("../dist") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "link" / ".." / "dist")
-    assert lock_file(".") == lock_file(tmp_path / "raw") != lock_file(tmp_path / "dist")
-    with writing("../dist"), writing(tmp_path / "dist"):  # a command's own steps nest
-        pass
-    # a link to the folder, and a path through a linked folder above it, are the folder itself
-    # (``link/..`` alone is resolved without following any link)
-    (tmp_path / "dist").mkdir()
-    (tmp_path / "dist-link").symlink_to(tmp_path / "dist", target_is_directory=True)
-    (tmp_path / "outer").mkdir()
-    (tmp_path / "outer" / "project").symlink_to(tmp_path, target_is_directory=True)
-    assert lock_file(tmp_path / "dist-link") == lock_file(tmp_path / "dist") == lock_file(tmp_path / "outer" / "project" / "dist")
-
-
-def test_a_killed_holder_leaves_no_lock_behind(tmp_path):
-    """The operating system drops the lock of a process that dies, however it dies."""
-    ready = tmp_path / "ready"
-    code = ("import sys, time; from neurips_abstracts.core.lock import writing\n"
-            "with writing(sys.argv[1]):\n    open(sys.argv[2], 'w').close(); time.sleep(120)\n")
-    holder = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "dist"), str(ready)], cwd=ROOT)
-    try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        with pytest.raises(Exception, match=f"process {holder.pid}"), writing(tmp_path / "dist"):
-            pass
-    finally:
-        holder.kill()
-        holder.wait()
-    with writing(tmp_path / "dist"):  # taken at once: nothing to clean up by hand
-        pass
-
-
 _SIGNAL_AT_LINE = """
 import inspect, json, os, signal, sys, tempfile
 from pathlib import Path
@@ -244,17 +177,3 @@ def test_a_hold_inside_a_hold_is_refused_and_the_outer_one_still_holds():
         assert got == [signal.SIGINT]  # delivered once it is done
     finally:
         signal.signal(signal.SIGINT, saved)
-
-
-def test_a_lock_file_is_removed_when_its_holder_ends_and_the_folder_can_be_locked_again(tmp_path):
-    """Lock files piled up in /tmp (thousands): the holder now removes its own as it ends."""
-    path = lock_file(tmp_path / "dist")
-    with writing(tmp_path / "dist"):
-        assert path.is_file()
-    assert not path.exists()
-    with writing(tmp_path / "dist"):  # and the folder locks again, for one holder only
-        proc = subprocess.run([sys.executable, "-c", "import sys\nfrom neurips_abstracts.core.lock import writing\n"
-                               "with writing(sys.argv[1]): pass", str(tmp_path / "dist")],
-                              capture_output=True, text=True)
-        assert proc.returncode != 0 and "is writing it now" in proc.stderr
-    assert not path.exists()
