@@ -116,6 +116,24 @@ def test_an_ids_table_deleted_with_its_sums_line_is_damage_not_an_older_release(
         assert error.file == str(dist_copy / IDS) and "missing, but" in error.message and "damaged" in error.message
 
 
+@pytest.mark.parametrize("promise", ["ids", "counts.ids"])
+def test_either_promise_of_ids_in_the_manifest_makes_a_missing_ids_table_damage(dist_copy, promise):
+    """The manifest's id list or its id counts, either alone, says the release had an ids table."""
+    shutil.rmtree((dist_copy / IDS).parent)
+    edit_manifest(dist_copy, lambda m: m.pop("counts") if promise == "ids" else m.pop("ids"))
+    resum(dist_copy)
+    error = refusal(dist_copy, read_ids)
+    assert error.file == str(dist_copy / IDS) and "missing, but" in error.message
+
+
+def test_a_broken_set_of_shards_in_the_sums_is_refused_naming_the_sums(dist_copy):
+    """SHA256SUMS listing a shard of a set that is not whole (one of two) names SHA256SUMS."""
+    sums = dist_copy / SUMS
+    sums.write_text(sums.read_text() + f"{'0' * 64}  data/ids/train-00001-of-00002.parquet\n")
+    error = refusal(dist_copy)
+    assert error.file == str(sums) and error.code == "damaged" and "data/ids/: the set of 2 shards" in error.message
+
+
 def test_an_ids_table_listed_in_the_sums_but_gone_is_refused(dist_copy):
     (dist_copy / IDS).unlink()
     error = refusal(dist_copy)
@@ -181,21 +199,32 @@ def test_table_counts_count_the_tables(dist_copy):
 def test_an_ids_table_with_a_column_the_reader_does_not_know_is_refused(dist_copy):
     rewrite_table(dist_copy, "ids", lambda t: t.append_column("note", pa.array([""] * t.num_rows)))
     resum(dist_copy)
-    error = refusal(dist_copy)
-    assert error.file == str(dist_copy / IDS) and "unknown columns note" in error.message
+    for reader in (read_previous, read_ids):
+        error = refusal(dist_copy, reader)
+        assert error.file == str(dist_copy / IDS) and "unknown columns note" in error.message
 
 
-def test_not_a_release_is_a_value_error_naming_what_is_missing(tmp_path):
+def test_not_a_release_is_a_value_error_naming_what_is_missing(tmp_path, dist_copy):
     with pytest.raises(ValueError, match="no such release folder"):
         read_previous(tmp_path / "none")
     with pytest.raises(ValueError, match="not a release"):
         read_previous(tmp_path)
+    manifest_only = tmp_path / "manifest-only"
+    manifest_only.mkdir()
+    shutil.copy(dist_copy / MANIFEST, manifest_only / MANIFEST)  # a manifest, but no occurrences table
+    with pytest.raises(ValueError, match="not a release"):
+        read_previous(manifest_only)
     with pytest.raises(DumpError, match="not a release"):
         release_at(tmp_path, way_out="or name another")
 
 
 def test_release_at_names_a_file_as_the_command_does_and_gives_its_own_way_out(dist_copy):
     (dist_copy / IDS).write_bytes(b"not parquet")
+    with pytest.raises(DumpError) as direct:
+        read_previous(dist_copy)
+    with pytest.raises(DumpError) as caught:
+        release_at(dist_copy)  # a build's own words, unchanged
+    assert (caught.value.file, caught.value.message) == (direct.value.file, direct.value.message)
     with pytest.raises(DumpError) as caught:
         release_at(dist_copy, named=lambda rel: f"v1.1.0:dist/{rel}", way_out="or diff against another release")
     assert caught.value.file == f"v1.1.0:dist/{IDS}"
@@ -209,6 +238,7 @@ def test_damaged_tells_an_unreadable_file_from_a_damaged_one(tmp_path):
     assert missing.code == "damaged" and missing.message.startswith("damaged release file (missing 'dataset_version')")
     assert missing.message.endswith(BUILD_WAY_OUT)
     assert "download the release again" in missing.message  # no release folder, no git: no checkout offered
+    assert damaged(tmp_path / "x", ValueError()).message.startswith("damaged release file (ValueError)")
 
 
 def test_a_manifest_of_the_wrong_shape_is_damaged(dist_copy):

@@ -27,8 +27,8 @@ from .guard import MARK
 
 _WINDOWS_OFFSET = 2**20  # the byte locked on Windows, past the process id written at the start
 _fds: dict[Path, int] = {}  # the open lock file of each of them
-_held: dict[Path, int] = {}  # lock files this process holds, with how many holders: a command's
-# own steps nest (publish holds its stage, then builds into it)
+_held: set[Path] = set()  # lock files this process holds: a command's own steps nest (publish
+# holds its stage, then builds into it), and the outermost hold releases the lock
 
 
 def _lock_dir() -> Path:
@@ -94,11 +94,7 @@ def writing(folder: str | Path) -> Iterator[None]:
     process that holds it, if another command does."""
     path = lock_file(folder)
     if path in _held:  # held by this very process already: a step of the command holding it
-        _held[path] += 1
-        try:
-            yield
-        finally:
-            _held[path] -= 1
+        yield
         return
     while True:
         try:
@@ -122,11 +118,12 @@ def writing(folder: str | Path) -> Iterator[None]:
                     os.ftruncate(fd, 0)
                     os.lseek(fd, 0, os.SEEK_SET)
                     os.write(fd, f"{os.getpid()}\n".encode())
-            _held[path], _fds[path] = 1, fd
+            _held.add(path)
+            _fds[path] = fd
             try:
                 yield
             finally:
-                _held.pop(path, None)
+                _held.discard(path)
                 _fds.pop(path, None)
                 if writable and os.name != "nt":  # removed while held: see the module's note
                     with contextlib.suppress(OSError):

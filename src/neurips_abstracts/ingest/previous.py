@@ -204,8 +204,6 @@ def _check_counts(p: Path, release: PreviousRelease, manifest: dict) -> None:
     stated.update((f"{k}.{sub}", v) for k, d in counts.items() if isinstance(d, dict) for sub, v in d.items())
     try:
         found = table_counts(p, release)
-    except DumpError:
-        raise
     except Exception as exc:  # noqa: BLE001 - a table Arrow cannot read: named as damaged
         raise damaged(getattr(exc, "release_file", p / MANIFEST), exc) from exc
     dumps_listed = len(manifest.get("inputs", []))  # a dump with no record is listed, not in occurrences
@@ -320,8 +318,6 @@ def release_at(folder: str | Path, named: Callable[[str], str] | None = None,
     try:
         return read_previous(folder)
     except DumpError as exc:
-        if named is None and way_out == BUILD_WAY_OUT:
-            raise
         file, message = exc.file, exc.message
         if named is not None and Path(file).is_relative_to(folder):
             file = named(Path(file).relative_to(folder).as_posix())
@@ -329,7 +325,7 @@ def release_at(folder: str | Path, named: Callable[[str], str] | None = None,
             message = message[: -len(BUILD_WAY_OUT)] + way_out
         raise DumpError(file, message, exc.line, exc.column, exc.code) from None
     except ValueError as exc:
-        raise DumpError(str(folder), str(exc).partition(": ")[2] or str(exc)) from None
+        raise DumpError(str(folder), str(exc).partition(": ")[2]) from None  # read_previous's "<path>: <what>"
 
 
 def first_difference(path: str | Path, name: str, data: bytes) -> int | None:
