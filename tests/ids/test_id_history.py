@@ -533,8 +533,12 @@ class PublishedHistory(RuleBasedStateMachine):
             self.build()
         elif how == "first release":
             self.build("--first-release")
-        elif how == "out in another repository":  # the project's record still holds
+        elif how == "out in another repository":  # the project's record holds, never that repository's tags
             _git(elsewhere, "init", "-q")
+            (elsewhere / "index.html").write_text("<p>a web site's repository</p>\n")
+            _git(elsewhere, "add", "-A")
+            _git(elsewhere, "commit", "-q", "-m", "site")
+            _git(elsewhere, "tag", "v9.0.0")
             self.build("--out", str(elsewhere / "dist"), out=elsewhere / "dist")
         elif how == "raw copied":
             shutil.copytree(self.root / "raw", elsewhere / "raw")
@@ -673,10 +677,13 @@ _GROWN = [("release", {}), ("bump", {}), ("add", {"seed": 1}), ("release", {})]
               ("build_from", {"how": "plain"})],
     [("release", {"how": "dated, no tag"}), ("add", {"seed": 4}), ("build_from", {"how": "plain"}), ("bump", {}),
      ("build_from", {"how": "plain"}), ("without_git", {}), ("build_from", {"how": "raw copied"})],
+    # found by the second cold review: a published version built on a later build of the next one
+    _GROWN + [("bump", {}), ("add", {"seed": 5}), ("build_from", {"how": "plain"}), ("set_back", {}),
+              ("build_from", {"how": "plain"})],
 ], ids=["raw copied", "raw linked", "out elsewhere", "dist deleted", "older dist", "table deleted", "tag without bump",
         "forced tag", "no git", "no git, raw copied", "out in another repository", "set back, no git, other repository",
         "no git, other repository", "manifest without ids, trial", "manifest without ids, rebuilt",
-        "first release then plain", "set back", "dated, no tag"])
+        "first release then plain", "set back", "dated, no tag", "set back onto a later build"])
 def test_each_operation_that_broke_the_promise(steps):
     """Each operation that broke the promise on a project with two releases, kept as a sequence."""
     run_published_steps(steps)

@@ -137,8 +137,21 @@ def test_a_broken_set_of_shards_in_the_sums_is_refused_naming_the_sums(dist_copy
 def test_an_ids_table_listed_in_the_sums_but_gone_is_refused(dist_copy):
     (dist_copy / IDS).unlink()
     error = refusal(dist_copy)
-    assert error.file == str(dist_copy / IDS)
-    assert f"missing (listed in {SUMS})" in error.message or "missing, but" in error.message
+    assert error.file == str(dist_copy / IDS) and f"missing (listed in {SUMS})" in error.message
+
+
+def test_an_ids_table_present_but_not_in_the_sums_is_refused(dist_copy):
+    sums = dist_copy / SUMS
+    sums.write_text("".join(line for line in sums.read_text().splitlines(keepends=True) if "data/ids/" not in line))
+    error = refusal(dist_copy)
+    assert error.file == str(dist_copy / IDS) and f"not listed in {SUMS}" in error.message
+
+
+def test_a_table_arrow_cannot_read_is_named_even_with_sums_to_match(dist_copy):
+    (dist_copy / IDS).write_bytes(b"not parquet at all")
+    resum(dist_copy)
+    error = refusal(dist_copy)
+    assert error.file == str(dist_copy / IDS) and error.message.startswith("damaged release file (")
 
 
 def test_a_release_from_before_the_ids_table_publishes_its_papers_under_its_version(dist_copy):

@@ -522,3 +522,75 @@ def test_a_killed_build_of_another_folder_names_the_build_that_restores_it(histo
     assert "the next `python build_dataset.py build --out built` restores it" in line, line
     assert run_cli("build", "--out", "built", cwd=history).returncode == 0
     assert (built / MANIFEST).is_file()
+
+
+def test_a_published_version_is_not_built_on_a_later_release(history, tmp_path, monkeypatch):
+    """pyproject set back to the published 1.1.0 after a build of 1.2.0 minted ids: the build on
+    that 1.2.0 kept every id (nothing minted, nothing below the newest release), so 1.1.0 was
+    rebuilt from other dumps holding ids first released in 1.2.0, exit 0."""
+    added(history, tmp_path)
+    assert run_cli("build", cwd=history).returncode == 0
+    at_version(monkeypatch, "1.1.0")
+    line = one_line_refusal(history, "build")
+    assert "version 1.1.0 is below 1.2.0, the version of the release this build keeps" in line, line
+    assert "set the version in pyproject.toml to 1.2.0 or later" in line
+
+
+def test_the_tags_of_another_repository_written_into_are_not_the_projects_record(history, tmp_path, monkeypatch):
+    """`--out` into a folder of an unrelated repository tagged v2.0.0 (a web site's): its tag was
+    taken for the project's newest release, and the build refused with advice that cannot work."""
+    site = tmp_path / "site"
+    git(tmp_path, "init", "-q", str(site))
+    (site / "index.html").write_text("<p>the site</p>\n")
+    git(site, "add", "-A")
+    git(site, "commit", "-q", "-m", "site")
+    git(site, "tag", "v2.0.0")
+    published = ids_of(history / "dist")
+    r = run_cli("build", "--out", str(site / "data"), cwd=history)
+    assert r.returncode == 0, r.stderr
+    assert "ids since 1.1.0, the newest published release" in r.stdout, r.stdout
+    keeps_published(site / "data", published)
+
+
+def test_a_release_read_from_git_is_named_as_the_user_named_it(history, tmp_path):
+    """A refusal of `--previous <revision>` named the temporary folder the release was read into,
+    gone by the time the user reads it."""
+    trial = tmp_path / "trial"
+    assert run_cli("build", "--first-release", "--out", str(trial), cwd=history).returncode == 0
+    git(history, "rm", "-q", "-r", "dist")
+    shutil.copytree(trial, history / "dist")
+    git(history, "add", "-A")
+    git(history, "commit", "-q", "-m", "a trial committed by mistake")
+    line = one_line_refusal(history, "build", "--previous", "HEAD", "--out", str(tmp_path / "built"))
+    assert line.startswith("--previous HEAD: error:") and "neurips-abstracts-tmp" not in line, line
+
+
+def test_first_release_where_the_project_has_published_says_what_it_leads_to(history):
+    """`--first-release` is on purpose; `check` and the next build refuse what it made, and it says
+    so and how to go back where it is run."""
+    r = run_cli("build", "--first-release", cwd=history)
+    assert r.returncode == 0, r.stderr
+    assert "note: --first-release kept no id of 1.1.0, the newest published release" in r.stdout
+    assert "build --previous 1.1.0" in r.stdout
+    assert "drop or re-date" in one_line_refusal(history, "check", "--no-docs")
+    assert run_cli("build", "--previous", "1.1.0", cwd=history).returncode == 0
+
+
+def test_a_hand_typed_v_in_a_changelog_heading_is_the_same_version(history, tmp_path):
+    """`## v1.2.0 (date)` entered the record as "v1.2.0", so 1.2.0 was not known as published."""
+    from neurips_abstracts.release.contents import changelog_date, has_entry, latest_release, released_versions
+
+    text = "# Changelog\n\n## v1.2.0 (2026-12-07)\n\n- x\n\n## 1.1.0\n\n- y\n\n## 1.0.0 (2026-11-29)\n"
+    assert released_versions(text) == ["1.2.0", "1.0.0"] and latest_release(text) == "1.2.0"
+    assert changelog_date(text, "1.2.0") == "2026-12-07" and changelog_date(text, "1.1.0") is None
+    assert has_entry(text, "1.1.0") and not has_entry(text, "1.3.0")
+    added(history, tmp_path)
+    assert run_cli("build", cwd=history).returncode == 0
+    changelog = history / "CHANGELOG.md"
+    title, _, rest = changelog.read_text().partition("\n\n")
+    changelog.write_text(f"{title}\n\n## v1.2.0 (2026-12-07)\n\n- Released.\n\n{rest}")
+    git(history, "add", "-A")
+    git(history, "commit", "-q", "-m", "release 1.2.0")
+    added(history, tmp_path, ["A third new abstract: kernels for graphs with learned edge features and bounds."])
+    line = one_line_refusal(history, "build")
+    assert "under version 1.2.0, which is published (CHANGELOG.md dates version 1.2.0)" in line, line

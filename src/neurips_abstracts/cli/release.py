@@ -70,6 +70,10 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
              f"since {ids['anchor']}, the release this build keeps (none is known as published here)" if ids["anchor"]
              else "in this first release (none is published yet)")
     click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
+    if first_release and ids["since"]:  # the restart is on purpose; what it leads to is said where it is made
+        click.echo(f"note: --first-release kept no id of {ids['since']}, the newest published release: `check`, "
+                   f"`publish` and the next `build` refuse a release that drops or re-dates one of its ids; "
+                   f"build on it again with `{invoked()} build --previous {ids['since']}`")
 
 
 @click.command(cls=AsInvokedCommand)

@@ -51,6 +51,13 @@ class PreviousRelease:
     dump_facts: dict[str, DumpMeta] = field(default_factory=dict)
     # id -> the record (record_key) it was founded by, where another id owns that record
     founded_by: dict[str, str] = field(default_factory=dict)
+    # how a command names the release to its user where ``path`` is a temporary folder it was read
+    # into (``--previous HEAD~3``; the newest release read from git); empty: ``path`` itself
+    named: str = ""
+
+    @property
+    def shown(self) -> str:
+        return self.named or self.path
 
 
 def is_release(path: str | Path) -> bool:
@@ -95,7 +102,7 @@ def _restore_it(file: str | Path) -> str:
     where git tracks the release folder (``core.clones``; asked only when something is damaged)."""
     from ..core.clones import checkout_command
 
-    p = Path(str(file).partition(":dist/")[0] if ":dist/" in str(file) else file).absolute()
+    p = Path(file).absolute()
     release = next((q for q in (p, *p.parents) if (q / MANIFEST).is_file()), None)
     command = checkout_command(release) if release is not None else None
     return f"restore it ({command})" if command else "restore it (download the release again)"

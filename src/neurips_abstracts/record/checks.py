@@ -26,7 +26,7 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
         return
     if previous.version == version and record.find(version):
         return  # a released version rebuilt from its own release (check at its commit)
-    given = f"--previous {named}" if named else previous.path
+    given = f"--previous {named}" if named else previous.shown
     raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
                     f"its ids would be re-dated or lost; build on {newest.version} (`python build_dataset.py build "
                     f"--previous {newest.version}`{'' if record.clone is not None else ', or a folder holding it'})",
@@ -71,12 +71,17 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         raise DumpError("pyproject.toml", f"version {version} is below {newest.version}, the newest published "
                         f"({newest.how}): a release after it cannot be an older version; {bump(version, record)}",
                         code="published-version")
+    if version_key(version) < version_key(previous.version):  # its ids would carry versions after its own
+        raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
+                        f"this build keeps ({previous.shown}): a release cannot hold ids first released after it; set "
+                        f"the version in pyproject.toml to {previous.version} or later and build again",
+                        code="published-version")
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
         lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
         if lost:
-            raise DumpError(previous.path, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
+            raise DumpError(previous.shown, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
                             f"that {kept[0]}, {'the version being rebuilt' if rebuild else 'the newest published release'}, "
                             f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]} "
                             f"(`python build_dataset.py build --previous {kept[0]}`)", code="drops-ids")

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from pathlib import Path
 
 from ..core.clones import Blobs, git, git_text as text
 from ..core.errors import GitError
 from ..core.names import MANIFEST, SUMS, data_path
 from ..core.versions import TAG_RE, VERSION_RE, release_tag
-from ..release.contents import CHANGELOG, changelog_date, released_versions
+from ..release.contents import CHANGELOG, changelog_date, has_entry, released_versions
 
 
 def release_tags(repo: Path) -> list[str]:
@@ -51,7 +50,6 @@ def release_commit(version: str, repo: Path, files: Blobs | None = None) -> str 
         log = git(repo, "log", "--reverse", "--format=%H", "--", f"dist/{MANIFEST}", f"dist/{CHANGELOG}")
         if log.returncode != 0:
             return None
-        entry = re.compile(rf"^## {re.escape(version)}(?: \(|\s*$)", re.M)
         with_entry = first_held = None
         for commit in log.stdout.decode().split():
             if _held_version(files, commit) == version:
@@ -59,7 +57,7 @@ def release_commit(version: str, repo: Path, files: Blobs | None = None) -> str 
                 if changelog_date(changelog, version):
                     return commit
                 first_held = first_held or commit
-                with_entry = with_entry or (commit if entry.search(changelog) else None)
+                with_entry = with_entry or (commit if has_entry(changelog, version) else None)
     return with_entry or first_held
 
 

@@ -39,6 +39,7 @@ tags together:
 from __future__ import annotations
 
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,12 +82,16 @@ def project_clones(raw: str | Path | None, out: str | Path | None) -> tuple[Path
     """The clones of the project a command works on: the one holding the release being written,
     and the one whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's);
     a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/. Both
-    count: a release written into another repository is still measured against the project's."""
-    found = [clone] if (clone := clone_of(out)) is not None else []
+    count. The clone holding the release being written is the project's only if it holds raw/
+    (the project's dumps) or is raw's own: a release written into another repository (a web
+    site's, say) is measured against the project's record, never that repository's tags."""
+    found = []
     if raw is not None:
         real = Path(raw).resolve()
         if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
             found.append(clone)
+    if (clone := clone_of(out)) is not None and (clone in found or (clone / "raw").is_dir()):
+        found.insert(0, clone)
     return tuple(dict.fromkeys(found))
 
 
@@ -214,7 +219,7 @@ def locate_release(spec: str, record: Record, into: Path, local: tuple[Path, ...
             return _from_hub(release_tag(m[1]), into), "hub"
         except DumpError as exc:
             raise DumpError(spec, f"no release folder here is version {m[1]} and there is no git clone to read it from; "
-                            f"the Hub's tag v{m[1]} could not be read either ({exc.file}: {exc.message}); give a "
+                            f"the Hub's tag {release_tag(m[1])} could not be read either ({exc.file}: {exc.message}); give a "
                             "release folder (a downloaded release)") from None
     if record.package is not None:
         return release_from_git(spec, record.package, into)
@@ -241,7 +246,9 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
     if spec == BESIDE_RAW:
         return [], _default(record, beside, out, into)
     folder, commit = locate_release(str(spec), record, into, _local_releases(beside, out))
-    return ([] if commit else [str(folder)]), release_at(folder)
+    if commit is None:
+        return [str(folder)], release_at(folder)
+    return [], replace(release_at(folder), named=f"--previous {spec}")  # read into a temporary folder
 
 
 def hub_tag(spec: str) -> str:
@@ -330,7 +337,8 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
     if newest is not None and version_key(local.version) < version_key(newest.version) and record.clone is not None:
         commit = release_commit(newest.version, record.clone)
         if commit is not None:  # the newest release, read from git: the folder is an older one
-            return release_at(release_from_git(commit, record.clone, into)[0])
+            return replace(release_at(release_from_git(commit, record.clone, into)[0]),
+                           named=f"release {newest.version} (read from git, commit {commit[:12]})")
     return local
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..core.config import BuildConfig
 from ..core.names import SUMS
 from ..core.sums import sha256_file
+from ..core.versions import VERSION_RE, release_tag
 from . import texts
 
 CARD = "README.md"
@@ -26,25 +27,35 @@ DATAPACKAGE = "datapackage.json"
 CROISSANT = "croissant.json"
 
 
-# A released version's CHANGELOG heading: ``## 1.2.0 (2027-01-31)``.
-_RELEASED_RE = re.compile(r"^## (\S+) \((\d{4}-\d{2}-\d{2})\)\s*$", re.M)
+# A version's CHANGELOG heading, the one grammar of it: ``## 1.2.0`` while the release is being
+# made, ``## 1.2.0 (2027-01-31)`` once it is released; a hand-typed ``## v1.2.0`` is the same version.
+_HEADING_RE = re.compile(rf"^## {VERSION_RE.pattern}(?: \((\d{{4}}-\d{{2}}-\d{{2}})\))?[ \t]*$", re.M)
+
+
+def _headings(changelog: str) -> list[tuple[str, str | None]]:
+    """Each version's heading, newest first: (version, its date or None)."""
+    return [(m[1], m[2]) for m in _HEADING_RE.finditer(changelog)]
+
+
+def has_entry(changelog: str, version: str) -> bool:
+    """Whether CHANGELOG.md has an entry for ``version``, dated or not."""
+    return any(v == version for v, _ in _headings(changelog))
 
 
 def changelog_date(changelog: str, version: str) -> str | None:
     """The date of ``version``'s CHANGELOG entry (``## 1.2.0 (2027-01-31)``): written once, when
     the release is made, so it marks the release and rebuilding never changes it."""
-    return next((m[2] for m in _RELEASED_RE.finditer(changelog) if m[1] == version), None)
+    return next((d for v, d in _headings(changelog) if v == version and d), None)
 
 
 def released_versions(changelog: str) -> list[str]:
     """The versions CHANGELOG.md dates, newest first."""
-    return [m[1] for m in _RELEASED_RE.finditer(changelog)]
+    return [v for v, d in _headings(changelog) if d]
 
 
 def latest_release(changelog: str) -> str | None:
     """The newest version with a dated CHANGELOG entry: the last one released (entries are newest first)."""
-    m = _RELEASED_RE.search(changelog)
-    return m[1] if m else None
+    return next(iter(released_versions(changelog)), None)
 
 
 def missing_entry(changelog: str, version: str, in_checkout: bool = True) -> str | None:
@@ -120,7 +131,7 @@ class Release:
     @property
     def tag(self) -> str:
         """The tag ``publish`` gives this release on the Hub."""
-        return f"v{self.version}"
+        return release_tag(self.version)
 
     @property
     def released(self) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..core.blocks import differing as _differing, filled, write_changed
 from ..core.names import MANIFEST
 from ..core.resources import CHECKOUT_ROOT, checkout, hub_repo
+from ..core.versions import release_tag
 from ..core.words import plural
 from .contents import CHANGELOG, DATASHEET, latest_release, released_versions
 
@@ -43,7 +44,7 @@ def pinned_load_block(manifest: dict, repo_id: str | None = None, changelog: str
     version is the next release's)."""
     repo_id = repo_id or hub_repo()
     newest, version = latest_release(changelog), manifest["dataset_version"]
-    tag = f"v{newest or version}"
+    tag = release_tag(newest or version)
     hf = f"hf://datasets/{repo_id}@{tag}/data"
     if newest == version:
         said = f"Version {version}, the newest release in CHANGELOG.md, is the build in `dist/` (tag `{tag}`, made by `publish`)."
