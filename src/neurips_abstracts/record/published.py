@@ -5,9 +5,9 @@ every command names a release (:func:`locate_release`, :func:`hub_tag`).
 A promise already published (an id, its ``first_release``, a version) is checked against what
 was released, never inferred from where folders stand. What was released is known from:
 
-* the releases tagged ``v*`` in the git history of the clone that holds the release being
-  written, or raw/ (``git rev-parse --show-toplevel`` from those folders, wherever the command
-  runs), and the versions that clone's CHANGELOG.md dates;
+* the releases tagged ``v*`` in the git history of the project's clones (``project_clones``:
+  raw/'s, and the one holding the release being written if it holds a raw/ too, wherever the
+  command runs), and the versions their committed CHANGELOG.md dates;
 * outside any clone: the CHANGELOG.md of the folder holding raw/ (an unpacked sdist), the
   package's own record (run from a checkout: that clone's tags and CHANGELOG.md; an installed
   package: the CHANGELOG.md it carries), and what a release
@@ -26,8 +26,8 @@ tags together:
 * the anchor is never older than the newest published release (it is read from git instead, or
   the build is refused naming both);
 * a build never mints or retires an id under a version the record holds, nor builds such a
-  version from other dumps than it was built from (refused, naming the bump), while rebuilding a
-  released version from its own release stays allowed;
+  version from other dumps than it was built from, nor a version below the release it keeps
+  (refused, naming the bump), while rebuilding a released version from its own release stays allowed;
 * no build replaces a release folder by one that drops or re-dates an id it holds, unless
   ``--first-release`` says so;
 * no release is published on top of a newer one (a git tag, a dated CHANGELOG entry or a Hub
