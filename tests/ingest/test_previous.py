@@ -274,3 +274,28 @@ def test_first_difference_names_the_line_where_a_dump_stops_matching_its_records
     changed[second["byte_start"]] ^= 1
     assert first_difference(dist_copy, name, bytes(changed)) == second["line_start"]
     assert first_difference(dist_copy, "999_0000000000000000.txt", bytes(data)) is None
+
+
+def test_a_release_read_elsewhere_is_shown_by_the_name_a_command_gives_it(dist_copy):
+    from dataclasses import replace
+
+    release = read_previous(dist_copy)
+    assert release.shown == str(dist_copy)
+    assert replace(release, named="--previous HEAD").shown == "--previous HEAD"
+
+
+def test_a_broken_set_of_occurrence_shards_is_no_release(dist_copy):
+    from neurips_abstracts.ingest.previous import is_release
+
+    assert is_release(dist_copy)
+    shutil.copy(dist_copy / OCC, dist_copy / "data" / "occurrences" / "train-00001-of-00002.parquet")
+    assert not is_release(dist_copy)
+
+
+def test_a_table_the_counts_cannot_read_is_named_as_damaged(dist_copy):
+    """An occurrences table without its relation column (SHA256SUMS rewritten): the ids are read,
+    the counts cannot be, and the table is named."""
+    rewrite_table(dist_copy, "occurrences", lambda t: t.drop_columns(["relation"]))
+    resum(dist_copy)
+    error = refusal(dist_copy)
+    assert error.file == str(dist_copy / OCC) and error.message.startswith("damaged release file (missing 'relation')")

@@ -307,6 +307,8 @@ def read_ids(path: str | Path) -> tuple[str, tuple[IdRow, ...]]:
 def _table(path: Path, pq, columns: list[str] | None = None):
     try:  # one file: the file reader, not read_table's dataset scanner (whose import a build need not pay)
         with pq.ParquetFile(path) as f:
+            if missing := [c for c in columns or () if c not in f.schema_arrow.names]:
+                raise KeyError(", ".join(missing))  # a column the reader needs: the table is damaged
             return f.read(columns=columns, use_threads=False)
     except Exception as exc:  # noqa: BLE001 - tagged with the file it came from
         exc.release_file = path  # type: ignore[attr-defined]  # read back with getattr by the caller
