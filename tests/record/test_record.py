@@ -594,3 +594,13 @@ def test_a_hand_typed_v_in_a_changelog_heading_is_the_same_version(history, tmp_
     added(history, tmp_path, ["A third new abstract: kernels for graphs with learned edge features and bounds."])
     line = one_line_refusal(history, "build")
     assert "under version 1.2.0, which is published (CHANGELOG.md dates version 1.2.0)" in line, line
+
+
+def test_advice_outside_a_clone_names_the_hub_tag_of_the_newest_release(tmp_path):
+    """Outside a clone the ways out named `hub:vX.Y.Z` although the record knew 1.1.0."""
+    from neurips_abstracts.record.model import Published, Record
+
+    known = Record(None, (Published("1.1.0", "CHANGELOG.md dates version 1.1.0"),), tmp_path)
+    said = known.ways_out(tmp_path / "dist")
+    assert "--previous hub:v1.1.0" in said and "vX.Y.Z" not in said and "git" not in said
+    assert "hub:vX.Y.Z" in Record(None, (), tmp_path).ways_out(tmp_path / "dist")  # nothing known: the form

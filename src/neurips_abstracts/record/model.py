@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..core.clones import checkout_command
 from ..core.names import MANIFEST
-from ..core.versions import version_key
+from ..core.versions import release_tag, version_key
 from .git import manifest_commit
 
 if TYPE_CHECKING:
@@ -65,12 +65,18 @@ class Record:
         """How to get a release folder back, in words that work where the command runs."""
         if (command := checkout_command(folder)) is not None:
             return f"restore it ({command})"
-        return "restore it (download the release, or name it with --previous hub:vX.Y.Z)"
+        return f"restore it (download the release, or name it with --previous {self._hub_spec})"
+
+    @property
+    def _hub_spec(self) -> str:
+        """``hub:vX.Y.Z`` as a user types it: the newest release's tag where the record knows one."""
+        return f"hub:{release_tag(self.newest.version)}" if self.newest is not None else "hub:vX.Y.Z"
 
     def ways_out(self, folder: Path) -> str:
+        hub = self._hub_spec
         named = ("build with --previous naming one (a folder, a released version or a git revision)"
                  if self.clone is not None else
-                 "build with --previous naming one (a release folder, a released version, or hub:vX.Y.Z: the release "
+                 f"build with --previous naming one (a release folder, a released version, or {hub}: the release "
                  "tagged on the Hub)" if self.package is not None else
-                 "build with --previous naming one (a release folder, or hub:vX.Y.Z: the release tagged on the Hub)")
+                 f"build with --previous naming one (a release folder, or {hub}: the release tagged on the Hub)")
         return f"{self.restore_advice(folder)}, {named}, or build with --first-release to start the id history over on purpose"

@@ -3,6 +3,8 @@ text from the template and paragraphs in templates/."""
 
 from __future__ import annotations
 
+import re
+
 from ..core.names import table_folder
 from ..core.schema import TABLES, distinct_columns, free_text_columns, hf_features_dict, table_schema
 from . import texts
@@ -147,6 +149,7 @@ def card(r: Release) -> str:
         biases=texts.BIASES,
         personal_info=texts.PERSONAL_INFO,
         citation=r.citation(),
-        changelog=r.changelog.strip().removeprefix("# Changelog").strip(),
+        # under the card's own "## Changelog": each version's heading one level down
+        changelog=re.sub(r"^## ", "### ", r.changelog.strip().removeprefix("# Changelog").strip(), flags=re.M),
     )
     return content.rstrip("\n") + "\n"  # Jinja drops the template's final newline
