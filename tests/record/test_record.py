@@ -532,8 +532,29 @@ def test_a_published_version_is_not_built_on_a_later_release(history, tmp_path, 
     assert run_cli("build", cwd=history).returncode == 0
     at_version(monkeypatch, "1.1.0")
     line = one_line_refusal(history, "build")
-    assert "version 1.1.0 is below 1.2.0, the version of the release this build keeps" in line, line
-    assert "set the version in pyproject.toml to 1.2.0 or later" in line
+    assert "version 1.1.0 is below 1.2.0, the version of the release this build keeps (dist), and 2 of its ids" in line
+    assert "set the version in pyproject.toml to 1.2.0 or later" in line and "--previous" not in line, line
+
+
+def test_a_version_set_back_below_an_unreleased_build_names_the_way_back(history, tmp_path, monkeypatch):
+    """A mistaken bump (1.3.0 built, never released), then set back to 1.2.0: refused while ids
+    minted under 1.3.0 would be dated after it, and the way back it names works. A later build
+    that minted nothing holds no id dated after 1.2.0: set back, it builds."""
+    at_version(monkeypatch, "1.3.0")
+    assert run_cli("build", cwd=history).returncode == 0  # nothing new: every id is 1.1.0's or older
+    at_version(monkeypatch, "1.2.0")
+    assert run_cli("build", cwd=history).returncode == 0
+    added(history, tmp_path)
+    at_version(monkeypatch, "1.3.0")
+    assert run_cli("build", cwd=history).returncode == 0
+    at_version(monkeypatch, "1.2.0")
+    line = one_line_refusal(history, "build")
+    assert "2 of its ids would be dated after 1.2.0" in line
+    assert "or build 1.2.0 on 1.1.0, the newest published release, in place of dist" in line, line
+    shutil.rmtree(history / "dist")
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr
+    assert {row["first_release"] for row in ids_of(history / "dist").values()} <= {"1.0.0", "1.1.0", "1.2.0"}
 
 
 def test_the_tags_of_another_repository_written_into_are_not_the_projects_record(history, tmp_path, monkeypatch):
@@ -568,12 +589,20 @@ def test_a_release_read_from_git_is_named_as_the_user_named_it(history, tmp_path
 def test_first_release_where_the_project_has_published_says_what_it_leads_to(history):
     """`--first-release` is on purpose; `check` and the next build refuse what it made, and it says
     so and how to go back where it is run."""
+    published = ids_of(history / "dist")
     r = run_cli("build", "--first-release", cwd=history)
     assert r.returncode == 0, r.stderr
     assert "note: --first-release kept no id of 1.1.0, the newest published release" in r.stdout
-    assert "build --previous 1.1.0" in r.stdout
+    assert "restore dist/ (`git checkout -- dist`), or remove it and run `" in r.stdout, r.stdout
+    assert "build --previous 1.1.0` (a build replacing dist/ keeps the ids it minted)" in r.stdout
     assert "drop or re-date" in one_line_refusal(history, "check", "--no-docs")
-    assert run_cli("build", "--previous", "1.1.0", cwd=history).returncode == 0
+    shutil.rmtree(history / "dist")  # the way back it names
+    r = run_cli("build", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 0, r.stderr
+    keeps_published(history / "dist", published)
+    assert run_cli("check", "--no-docs", cwd=history).returncode == 0
+    r = run_cli("build", "--first-release", "--previous", "1.1.0", cwd=history)
+    assert r.returncode == 2 and "give one" in r.stderr  # never one silently over the other
 
 
 def test_a_hand_typed_v_in_a_changelog_heading_is_the_same_version(history, tmp_path):
@@ -604,3 +633,15 @@ def test_advice_outside_a_clone_names_the_hub_tag_of_the_newest_release(tmp_path
     said = known.ways_out(tmp_path / "dist")
     assert "--previous hub:v1.1.0" in said and "vX.Y.Z" not in said and "git" not in said
     assert "hub:vX.Y.Z" in Record(None, (), tmp_path).ways_out(tmp_path / "dist")  # nothing known: the form
+
+
+def test_a_damaged_release_read_from_git_is_named_by_its_revision(history, tmp_path):
+    """A damaged release read from a git revision named the temporary folder it was read into."""
+    git(history, "checkout", "-q", "-b", "damaged")
+    ids = history / "dist" / IDS
+    ids.write_bytes(ids.read_bytes()[:-1] + bytes([ids.read_bytes()[-1] ^ 1]))
+    git(history, "commit", "-q", "-a", "-m", "a damaged ids table")
+    git(history, "checkout", "-q", "-")
+    line = one_line_refusal(history, "build", "--previous", "damaged", "--out", str(tmp_path / "built"))
+    assert line.startswith(f"damaged:dist/{IDS}: error: changed since the release was written"), line
+    assert "neurips-abstracts-tmp" not in line

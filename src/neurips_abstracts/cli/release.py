@@ -45,6 +45,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     from ..ingest.previous import BESIDE_RAW
     from ..release.docs import docs_skipped
 
+    if first_release and previous_dir is not None:
+        raise click.UsageError("--first-release keeps no earlier ids, --previous names the release whose ids are kept: give one")
     writes(out_dir)  # a Ctrl-C from the start says what it left: OUT unchanged (one wording, early or late)
     kill_point("started")
     try:
@@ -71,9 +73,14 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
              else "in this first release (none is published yet)")
     click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
     if first_release and ids["since"]:  # the restart is on purpose; what it leads to is said where it is made
+        from ..core.clones import checkout_command
+
+        back = f"`{invoked()} build --previous {ids['since']}` (a build replacing {out_dir}/ keeps the ids it minted)"
+        restore = checkout_command(out_dir)
         click.echo(f"note: --first-release kept no id of {ids['since']}, the newest published release: `check`, "
-                   f"`publish` and the next `build` refuse a release that drops or re-dates one of its ids; "
-                   f"build on it again with `{invoked()} build --previous {ids['since']}`")
+                   f"`publish` and the next `build` refuse a release that drops or re-dates one of its ids; to go back, "
+                   + (f"restore {out_dir}/ (`{restore}`), or remove it and run {back}" if restore else
+                      f"remove {out_dir}/ and run {back}"))
 
 
 @click.command(cls=AsInvokedCommand)

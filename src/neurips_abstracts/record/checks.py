@@ -39,6 +39,8 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
 
     * a version below the newest published release, unless it is that version rebuilt on its own
       release (``check`` at a release commit);
+    * an id first released or retired after ``version`` (a build on a later version's release,
+      pyproject.toml set back);
     * an id minted or retired under a published version, or a published version built from other
       dumps (``dumps``: their sha256) than it was built from (naming the bump: a published
       version never changes);
@@ -71,11 +73,16 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         raise DumpError("pyproject.toml", f"version {version} is below {newest.version}, the newest published "
                         f"({newest.how}): a release after it cannot be an older version; {bump(version, record)}",
                         code="published-version")
-    if version_key(version) < version_key(previous.version):  # its ids would carry versions after its own
+    later = sum(version_key(r.first_release) > version_key(version) or
+                (r.retired_release is not None and version_key(r.retired_release) > version_key(version)) for r in ids)
+    if later:  # built on a release of a later version (pyproject set back): its ids would be dated after it
+        back = (f", or build {version} on {newest.version}, the newest published release, in place of "
+                f"{previous.shown} (`python build_dataset.py build --previous {newest.version}`, with {previous.shown} "
+                "restored or removed first)" if newest is not None and not published else "")
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
-                        f"this build keeps ({previous.shown}): a release cannot hold ids first released after it; set "
-                        f"the version in pyproject.toml to {previous.version} or later and build again",
-                        code="published-version")
+                        f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
+                        f"release cannot hold ids first released or retired after it; set the version in pyproject.toml "
+                        f"to {previous.version} or later{back}", code="published-version")
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:

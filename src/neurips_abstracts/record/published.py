@@ -26,8 +26,8 @@ tags together:
 * the anchor is never older than the newest published release (it is read from git instead, or
   the build is refused naming both);
 * a build never mints or retires an id under a version the record holds, nor builds such a
-  version from other dumps than it was built from, nor a version below the release it keeps
-  (refused, naming the bump), while rebuilding a released version from its own release stays allowed;
+  version from other dumps than it was built from, nor a version whose ids would be dated after
+  it (built on a later version's release) (refused, naming the bump), while rebuilding a released version from its own release stays allowed;
 * no build replaces a release folder by one that drops or re-dates an id it holds, unless
   ``--first-release`` says so;
 * no release is published on top of a newer one (a git tag, a dated CHANGELOG entry or a Hub
@@ -248,7 +248,9 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
     folder, commit = locate_release(str(spec), record, into, _local_releases(beside, out))
     if commit is None:
         return [str(folder)], release_at(folder)
-    return [], replace(release_at(folder), named=f"--previous {spec}")  # read into a temporary folder
+    # read into a temporary folder: its files and itself named as the user named it
+    where = (lambda rel: f"{spec}/{rel}") if commit == "hub" else (lambda rel: f"{spec}:dist/{rel}")
+    return [], replace(release_at(folder, where), named=f"--previous {spec}")
 
 
 def hub_tag(spec: str) -> str:
@@ -337,7 +339,7 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
     if newest is not None and version_key(local.version) < version_key(newest.version) and record.clone is not None:
         commit = release_commit(newest.version, record.clone)
         if commit is not None:  # the newest release, read from git: the folder is an older one
-            return replace(release_at(release_from_git(commit, record.clone, into)[0]),
+            return replace(release_at(release_from_git(commit, record.clone, into)[0], lambda rel: f"{commit[:12]}:dist/{rel}"),
                            named=f"release {newest.version} (read from git, commit {commit[:12]})")
     return local
 
