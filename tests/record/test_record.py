@@ -645,3 +645,15 @@ def test_a_damaged_release_read_from_git_is_named_by_its_revision(history, tmp_p
     line = one_line_refusal(history, "build", "--previous", "damaged", "--out", str(tmp_path / "built"))
     assert line.startswith(f"damaged:dist/{IDS}: error: changed since the release was written"), line
     assert "neurips-abstracts-tmp" not in line
+
+
+def test_a_checkout_of_an_older_release_rebuilds_it_on_its_own_release(history, monkeypatch):
+    """At an older release's commit (1.0.0, after 1.1.0 was published), a plain build read 1.1.0
+    from git as its anchor and was refused with advice to bump, although it is that release
+    rebuilt: it now keeps the release it replaces, checked against the ids 1.0.0 published."""
+    git(history, "checkout", "-q", "v1.0.0")
+    before = snapshot(history / "dist")
+    at_version(monkeypatch, "1.0.0")
+    r = run_cli("build", cwd=history)
+    assert r.returncode == 0, r.stderr
+    assert snapshot(history / "dist") == before

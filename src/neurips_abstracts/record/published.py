@@ -234,8 +234,8 @@ def record_here(repo: Path | None = None) -> Record:
     return Record(clone, (), None, None if clone is not None or repo is not None else _package_clone())
 
 
-def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None
-                    ) -> tuple[list[str], PreviousRelease | None]:
+def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | Path | None = None,
+                    version: str | None = None) -> tuple[list[str], PreviousRelease | None]:
     """The release named by ``spec``, read: a :class:`PreviousRelease` as given; a release named
     as :func:`locate_release` reads it; or ``BESIDE_RAW``, the default: the release ``out`` holds
     (the one being replaced), else the one beside raw/ (refused, naming the ways out, where
@@ -244,7 +244,7 @@ def resolve_release(spec, record: Record, into: Path, beside: Path, out: str | P
     if spec is None or isinstance(spec, PreviousRelease):
         return [], spec
     if spec == BESIDE_RAW:
-        return [], _default(record, beside, out, into)
+        return [], _default(record, beside, out, into, version)
     folder, commit = locate_release(str(spec), record, into, _local_releases(beside, out))
     if commit is None:
         return [str(folder)], release_at(folder)
@@ -317,9 +317,11 @@ def _local_releases(beside: Path, out) -> list[Path]:
     return out_list
 
 
-def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease | None:
+def _default(record: Record, beside: Path, out, into: Path, version: str | None = None) -> PreviousRelease | None:
     """The release a build keeps by default: the one it replaces, else the one beside raw/, never
-    one older than the newest published release (that one is read from git instead)."""
+    one older than the newest published release (that one is read from git instead), but where it
+    is the published ``version`` being built: a released version rebuilt on its own release (a
+    checkout of an older release's commit), which ``check_build`` holds to the ids it published."""
     local = None
     for folder in _local_releases(beside, out):
         if is_release(folder):
@@ -336,6 +338,8 @@ def _default(record: Record, beside: Path, out, into: Path) -> PreviousRelease |
                             f"{record.ways_out(beside)}", code="no-previous")
         return None
     newest = record.newest
+    if local.version == version and record.find(version) is not None:
+        return local
     if newest is not None and version_key(local.version) < version_key(newest.version) and record.clone is not None:
         commit = release_commit(newest.version, record.clone)
         if commit is not None:  # the newest release, read from git: the folder is an older one
@@ -362,7 +366,8 @@ def anchored_previous(raw_dir: str | Path, previous, into: Path, writes: str | P
                     held.enter_context(writing(folder))
                 remove_litter(folder.parent, folder.name)
     record = published_record(raw_dir, writes, beside)
-    reads, release = resolve_release(previous, record, into, beside, writes)
+    version = version or dataset_version()
+    reads, release = resolve_release(previous, record, into, beside, writes, version)
     named = previous if isinstance(previous, str) and previous != BESIDE_RAW else None
-    check_anchor(release, record, version or dataset_version(), named)
+    check_anchor(release, record, version, named)
     return reads, release, record
