@@ -104,7 +104,8 @@ def _normalize_ascii(texts: list[str]) -> list[str]:
     bytes.split() splits on; str.split() splits on \x1c-\x1f too, but those are removed first),
     then drop every space after a space and every space next to a separator. A split and join of
     each text made a bytes object per word, several times slower."""
-    joined = ("\xff" + "\xff".join(texts) + "\xff").encode("latin-1")
+    # The separators at the ends joined in, not added to the joined string: each + copied it whole.
+    joined = "\xff".join(["", *texts, ""]).encode("latin-1")
     a = np.frombuffer(joined.translate(_ASCII_WHITE_TO_SPACE, _REMOVED_ASCII), np.uint8)  # deletes, then maps
     space = a == 0x20
     keep = np.ones(len(a), bool)
@@ -138,7 +139,8 @@ def normalize_many(texts: list[str], full=None) -> list[str]:
         return out
     ascii_texts = list(compress(texts, is_ascii.tolist())) if len(ascii_at) < len(texts) else texts
     # Latin-1 of ASCII text and 0xFF is the joined string's own storage: encoding copies it.
-    cls = np.frombuffer(("\xff" + "\xff".join(ascii_texts) + "\xff").encode("latin-1").translate(_ASCII_CLASS), np.uint8)
+    # (The separators at the ends joined in, as in _normalize_ascii.)
+    cls = np.frombuffer("\xff".join(["", *ascii_texts, ""]).encode("latin-1").translate(_ASCII_CLASS), np.uint8)
     # Text j starts at starts[j] in the joined bytes: the neighbours (i, i + 1) from its
     # separator before it to its last character are its own.
     lengths = np.fromiter(map(len, ascii_texts), np.int64, len(ascii_texts))
