@@ -15,7 +15,7 @@ import pytest
 
 from neurips_abstracts.core.names import MANIFEST, SUMS, data_path
 
-from tests.helpers import copy_seeds, make_dump, run_cli, snapshot
+from tests.helpers import SEED_DIR, copy_seeds, make_dump, run_cli, snapshot
 
 IDS = data_path("ids")
 FIRST, SECOND = "000_400c640f3220c26d", "003_dd2fbb85e2f7150b"  # the seeds' two dumps
@@ -550,7 +550,8 @@ def test_a_version_set_back_below_an_unreleased_build_names_the_way_back(history
     at_version(monkeypatch, "1.2.0")
     line = one_line_refusal(history, "build")
     assert "2 of its ids would be dated after 1.2.0" in line
-    assert "or build 1.2.0 on 1.1.0, the newest published release, in place of dist" in line, line
+    assert ("or build 1.2.0 on 1.1.0, the newest published release: remove dist/ and run "
+            "`python build_dataset.py build --previous 1.1.0`") in line, line
     shutil.rmtree(history / "dist")
     r = run_cli("build", "--previous", "1.1.0", cwd=history)
     assert r.returncode == 0, r.stderr
@@ -593,9 +594,11 @@ def test_first_release_where_the_project_has_published_says_what_it_leads_to(his
     r = run_cli("build", "--first-release", cwd=history)
     assert r.returncode == 0, r.stderr
     assert "note: --first-release kept no id of 1.1.0, the newest published release" in r.stdout
-    assert "restore dist/ (`git checkout -- dist`), or remove it and run `" in r.stdout, r.stdout
-    assert "build --previous 1.1.0` (a build replacing dist/ keeps the ids it minted)" in r.stdout
+    assert ("restore dist/ (`git checkout -- dist`), or remove dist/ and run "
+            "`python build_dataset.py build --previous 1.1.0`") in r.stdout, r.stdout
     assert "drop or re-date" in one_line_refusal(history, "check", "--no-docs")
+    line = one_line_refusal(history, "build")  # the plain build names the same way back
+    assert "build on 1.1.0: remove dist/ and run `python build_dataset.py build --previous 1.1.0`" in line, line
     shutil.rmtree(history / "dist")  # the way back it names
     r = run_cli("build", "--previous", "1.1.0", cwd=history)
     assert r.returncode == 0, r.stderr
@@ -603,6 +606,22 @@ def test_first_release_where_the_project_has_published_says_what_it_leads_to(his
     assert run_cli("check", "--no-docs", cwd=history).returncode == 0
     r = run_cli("build", "--first-release", "--previous", "1.1.0", cwd=history)
     assert r.returncode == 2 and "give one" in r.stderr  # never one silently over the other
+    r = run_cli("build", "--first-release", "--out", "trial", cwd=history)  # elsewhere: the command names it
+    assert r.returncode == 0 and "remove trial/ and run `python build_dataset.py build --previous 1.1.0 --out trial`" in r.stdout
+
+
+def test_a_trial_carrying_a_published_version_is_no_rebuild_of_it(history, monkeypatch):
+    """A --first-release trial labelled 1.0.0 (a published version) built from 1.0.0's dump and
+    1.1.0's: its ids of 1.0.0 kept their first_release, so a plain build took it for 1.0.0
+    rebuilt and exited 0 with 1.1.0's papers dated 1.0.0. A rebuild is that release exactly."""
+    for ext in (".txt", ".json"):
+        shutil.copy(SEED_DIR / f"{FIRST}{ext}", history / "raw" / f"{FIRST}{ext}")
+    at_version(monkeypatch, "1.0.0")
+    assert run_cli("build", "--first-release", cwd=history).returncode == 0
+    line = one_line_refusal(history, "build")
+    assert "never published" in line or "drop or re-date" in line, line
+    assert "remove dist/ and run `python build_dataset.py build --previous 1.0.0`" in line, line
+    assert one_line_refusal(history, "check", "--no-docs")
 
 
 def test_a_hand_typed_v_in_a_changelog_heading_is_the_same_version(history, tmp_path):

@@ -201,7 +201,7 @@ class Build:
                 # one (``check_build``): a first release does not read it (seconds at scale).
                 replaced = self.replaced() if self.previous is not None else None
                 check_build(self.result.identity.ids, self.previous, self.record, self.version, replaced,
-                            frozenset(d.sha256 for d in self.result.dumps))
+                            frozenset(d.sha256 for d in self.result.dumps), self.out)
                 with self.stage("contracts and write"):
                     assert self._occurrences_written is not None  # run calls write_occurrences_now first
                     write_dist(self.result, tmp, self.config, self.repo_id, self.previous, self._occurrences_written,

@@ -74,13 +74,13 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")
     if first_release and ids["since"]:  # the restart is on purpose; what it leads to is said where it is made
         from ..core.clones import checkout_command
+        from ..record.checks import way_back
 
-        back = f"`{invoked()} build --previous {ids['since']}` (a build replacing {out_dir}/ keeps the ids it minted)"
+        back = way_back(ids["since"], out_dir)
         restore = checkout_command(out_dir)
         click.echo(f"note: --first-release kept no id of {ids['since']}, the newest published release: `check`, "
                    f"`publish` and the next `build` refuse a release that drops or re-dates one of its ids; to go back, "
-                   + (f"restore {out_dir}/ (`{restore}`), or remove it and run {back}" if restore else
-                      f"remove {out_dir}/ and run {back}"))
+                   + (f"restore {out_dir}/ (`{restore}`), or {back}" if restore else back))
 
 
 @click.command(cls=AsInvokedCommand)

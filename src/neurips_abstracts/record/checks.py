@@ -5,11 +5,12 @@ a release dropped or re-dated; and what changed since the newest published relea
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.clones import Blobs
 from ..core.errors import DumpError
-from ..core.names import MANIFEST
+from ..core.names import MANIFEST, holds_release
 from ..core.versions import version_key
 from .git import committed, release_commit
 from .model import Record
@@ -34,7 +35,8 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
 
 
 def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
-                replaced: PreviousRelease | None, dumps: frozenset[str] | None = None) -> None:
+                replaced: PreviousRelease | None, dumps: frozenset[str] | None = None,
+                out: str | Path | None = None) -> None:
     """Refuse a build anchored to ``previous`` that breaks the record, naming the way out:
 
     * a version below the newest published release, unless it is that version rebuilt on its own
@@ -45,7 +47,8 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
       dumps (``dumps``: their sha256) than it was built from (naming the bump: a published
       version never changes);
     * an id of the release it must keep dropped or re-dated: that version's own release where a
-      published version is rebuilt, else the newest published release (both read from git);
+      published version is rebuilt, else the newest published release (both read from git); and
+      a published version rebuilt holding an id it did not publish, or built from other dumps;
     * an id of the release it replaces (``replaced``) dropped or re-dated, unless put back as the
       release it must keep published it.
 
@@ -76,9 +79,8 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     later = sum(version_key(r.first_release) > version_key(version) or
                 (r.retired_release is not None and version_key(r.retired_release) > version_key(version)) for r in ids)
     if later:  # built on a release of a later version (pyproject set back): its ids would be dated after it
-        back = (f", or build {version} on {newest.version}, the newest published release, in place of "
-                f"{previous.shown} (`python build_dataset.py build --previous {newest.version}`, with {previous.shown} "
-                "restored or removed first)" if newest is not None and not published else "")
+        back = (f", or build {version} on {newest.version}, the newest published release: "
+                f"{way_back(newest.version, out)}" if newest is not None and not published else "")
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
                         f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
                         f"release cannot hold ids first released or retired after it; set the version in pyproject.toml "
@@ -86,12 +88,21 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
+        again = way_back(kept[0], out)
         lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
         if lost:
             raise DumpError(previous.shown, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
                             f"that {kept[0]}, {'the version being rebuilt' if rebuild else 'the newest published release'}, "
-                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]} "
-                            f"(`python build_dataset.py build --previous {kept[0]}`)", code="drops-ids")
+                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]}: {again}",
+                            code="drops-ids")
+        extra = sorted(set(now) - set(kept[1])) if rebuild else []
+        other = rebuild and dumps is not None and kept[2] is not None and dumps != kept[2]
+        if extra or other:  # a published version rebuilt is that release, exactly: not a trial carrying its version
+            what = (f"hold {len(extra)} id{'s' * (len(extra) != 1)} it never published ({', '.join(extra[:5])}"
+                    f"{' …' if len(extra) > 5 else ''})" if extra else "be built from other dumps than it was")
+            raise DumpError(previous.shown, f"the build on it would {what}: version {version} is published "
+                            f"({published.how if published else ''}) and a rebuild of it is that release exactly; "
+                            f"{bump(version, record)}, or build on {version}: {again}", code="published-version")
     if replaced is not None:
         truth = kept[1] if kept else {}  # an id put back as the release it must keep published it is no loss
         lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
@@ -99,6 +110,18 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
             raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
                             f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
                             "--first-release to start the id history over on purpose", code="drops-ids")
+
+
+def way_back(version: str, out: str | Path | None) -> str:
+    """How to build on release ``version`` into ``out`` (default dist/) again, in a command that
+    works as printed: a folder ``out`` that holds a release is removed first, since a build
+    replacing it keeps the ids it holds (those a trial minted too)."""
+    from ..core.guard import resolve
+
+    folder = Path(out) if out is not None else Path("dist")
+    target = "" if resolve(folder) == resolve(Path("dist")) else f" --out {out}"
+    command = f"`python build_dataset.py build --previous {version}{target}`"
+    return f"remove {out or 'dist'}/ and run {command}" if holds_release(folder) else f"run {command}"
 
 
 def bump(version: str, record: Record) -> str:
@@ -119,11 +142,12 @@ def newer_published(version: str, record: Record) -> str | None:
             "pyproject.toml")
 
 
-def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, str]] | None:
-    """The published release ``version``'s ids (id -> first_release), read from its release
-    commit in the record's clone: from the list its manifest keeps, else from its tables (a
-    release from before that list, or from before the ids table: its papers). None where it
-    cannot be read here (outside a clone, or no commit released it)."""
+def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, str], frozenset[str] | None] | None:
+    """The published release ``version``'s ids (id -> first_release) and the sha256 of the dumps
+    it was built from (None: its manifest does not list them), read from its release commit in
+    the record's clone: the ids from the list its manifest keeps, else from its tables (a release
+    from before that list, or from before the ids table: its papers). None where it cannot be
+    read here (outside a clone, or no commit released it)."""
     from ..core.guard import temporary_folder
     from ..ingest.previous import read_ids
     from .git import release_from_git
@@ -135,12 +159,14 @@ def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, s
             return None
         manifest = committed(files, commit, MANIFEST)
         try:
-            rows = json.loads(manifest).get("ids") if manifest is not None else None
-        except (ValueError, AttributeError):
-            rows = None
+            said = json.loads(manifest) if manifest is not None else {}
+            rows = said.get("ids")
+            dumps = frozenset(i["sha256"] for i in said["inputs"]) if isinstance(said.get("inputs"), list) else None
+        except (ValueError, AttributeError, TypeError, KeyError):
+            rows, dumps = None, None
         if isinstance(rows, list):
             try:
-                return version, {r[0]: r[3] for r in rows}
+                return version, {r[0]: r[3] for r in rows}, dumps
             except (TypeError, IndexError, KeyError):
                 pass  # not the list a manifest keeps: the tables say
         with temporary_folder() as tmp:
@@ -149,7 +175,7 @@ def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, s
                 _, ids = read_ids(folder)
             except (DumpError, ValueError):
                 return None  # the release commit does not read: its anchor was checked as it was built
-            return version, {r.id: r.first_release for r in ids}
+            return version, {r.id: r.first_release for r in ids}, dumps
 
 
 def since_published(ids, record: Record, previous: PreviousRelease | None = None) -> dict:
