@@ -596,7 +596,9 @@ def test_first_release_where_the_project_has_published_says_what_it_leads_to(his
     assert "note: --first-release kept no id of 1.1.0, the newest published release" in r.stdout
     assert ("restore dist/ (`git checkout -- dist`), or remove dist/ and run "
             "`python build_dataset.py build --previous 1.1.0`") in r.stdout, r.stdout
-    assert "drop or re-date" in one_line_refusal(history, "check", "--no-docs")
+    line = one_line_refusal(history, "check", "--no-docs")  # check names the folder it compares, not its own
+    assert "drop or re-date" in line and "remove dist/ and run `python build_dataset.py build --previous 1.1.0`" in line
+    assert "neurips-abstracts-tmp" not in line, line
     line = one_line_refusal(history, "build")  # the plain build names the same way back
     assert "build on 1.1.0: remove dist/ and run `python build_dataset.py build --previous 1.1.0`" in line, line
     shutil.rmtree(history / "dist")  # the way back it names
@@ -608,6 +610,14 @@ def test_first_release_where_the_project_has_published_says_what_it_leads_to(his
     assert r.returncode == 2 and "give one" in r.stderr  # never one silently over the other
     r = run_cli("build", "--first-release", "--out", "trial", cwd=history)  # elsewhere: the command names it
     assert r.returncode == 0 and "remove trial/ and run `python build_dataset.py build --previous 1.1.0 --out trial`" in r.stdout
+    # run from above the project, with --raw and --out (one typed with a trailing slash): both named
+    r = run_cli("build", "--first-release", "--raw", "project/raw", "--out", "project/trial/", cwd=history.parent)
+    said = "remove project/trial/ and run `python build_dataset.py build --previous 1.1.0 --raw project/raw --out project/trial`"
+    assert r.returncode == 0 and said in r.stdout, r.stdout
+    shutil.rmtree(history / "trial")  # followed as printed, where it was printed
+    r = run_cli("build", "--previous", "1.1.0", "--raw", "project/raw", "--out", "project/trial", cwd=history.parent)
+    assert r.returncode == 0, r.stderr
+    keeps_published(history / "trial", published)
 
 
 def test_a_trial_carrying_a_published_version_is_no_rebuild_of_it(history, monkeypatch):

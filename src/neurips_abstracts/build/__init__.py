@@ -156,6 +156,7 @@ class Build:
     version: str
     repo_id: str | None = None
     final: bool = True
+    compared: str | Path | None = None  # the folder ``check`` compares ``out`` with: advice names it
     result: BuildResult | None = None
     # the writer thread's, while ``fill`` runs
     _writer: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
@@ -201,7 +202,7 @@ class Build:
                 # one (``check_build``): a first release does not read it (seconds at scale).
                 replaced = self.replaced() if self.previous is not None else None
                 check_build(self.result.identity.ids, self.previous, self.record, self.version, replaced,
-                            frozenset(d.sha256 for d in self.result.dumps), self.out)
+                            frozenset(d.sha256 for d in self.result.dumps), self.compared or self.out, self.raw_dir)
                 with self.stage("contracts and write"):
                     assert self._occurrences_written is not None  # run calls write_occurrences_now first
                     write_dist(self.result, tmp, self.config, self.repo_id, self.previous, self._occurrences_written,
@@ -250,6 +251,7 @@ def build(
     repo_id: str | None = None,
     docs: Path | None = None,
     final: bool = True,
+    compared: str | Path | None = None,
 ) -> dict:
     """Build ``out`` from ``raw_dir``; ``out`` is replaced only when everything succeeded.
 
@@ -259,14 +261,16 @@ def build(
     documents for another Hub repository than the project's hub-repo. ``docs``: the checkout
     whose generated docs (``docs.expected_docs``) are refreshed from ``out`` once it is swapped
     in, its dist/ (``refreshed``: those that changed). ``final``: False for a build into a folder
-    of the caller's own (``check``'s), which Ctrl-C may still stop after its swap. Only one
+    of the caller's own (``check``'s), which Ctrl-C may still stop after its swap; ``compared``:
+    the folder that caller compares it with, which its advice names instead. Only one
     command at a time writes ``out`` (``lock.writing``).
     """
     from ..core.lock import writing
 
     started = time.perf_counter()
     with writing(out), temporary_folder() as fetched:
-        one = Build.anchored(raw_dir, out, previous, fetched, config=config, stage=stage, repo_id=repo_id, final=final)
+        one = Build.anchored(raw_dir, out, previous, fetched, config=config, stage=stage, repo_id=repo_id, final=final,
+                             compared=compared)
         with gc_paused(), arrow_from_c_allocator(), one:
             replace_dir(one.out, one.fill, final=final, **one.guarded())
         refreshed = _refresh_docs(one.out, docs) if docs is not None else []
@@ -317,7 +321,7 @@ def check(
     previous = read_previous(dist) if is_release(dist) else None
     with temporary_folder() as tmp:
         fresh = tmp / "dist"
-        build(raw_dir, fresh, config, previous=previous, final=False)
+        build(raw_dir, fresh, config, previous=previous, final=False, compared=dist)
         name = Path(dist).name
         found = [f"{name}/{f}" for f in diff_dirs(fresh, Path(dist))]
         return found + (stale(fresh) if docs else [])

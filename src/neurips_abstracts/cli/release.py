@@ -76,7 +76,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         from ..core.clones import checkout_command
         from ..record.checks import way_back
 
-        back = way_back(ids["since"], out_dir)
+        back = way_back(ids["since"], out_dir, raw_dir, invoked())
         restore = checkout_command(out_dir)
         click.echo(f"note: --first-release kept no id of {ids['since']}, the newest published release: `check`, "
                    f"`publish` and the next `build` refuse a release that drops or re-dates one of its ids; to go back, "

@@ -36,7 +36,7 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
 
 def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
                 replaced: PreviousRelease | None, dumps: frozenset[str] | None = None,
-                out: str | Path | None = None) -> None:
+                out: str | Path | None = None, raw: str | Path | None = None) -> None:
     """Refuse a build anchored to ``previous`` that breaks the record, naming the way out:
 
     * a version below the newest published release, unless it is that version rebuilt on its own
@@ -80,7 +80,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
                 (r.retired_release is not None and version_key(r.retired_release) > version_key(version)) for r in ids)
     if later:  # built on a release of a later version (pyproject set back): its ids would be dated after it
         back = (f", or build {version} on {newest.version}, the newest published release: "
-                f"{way_back(newest.version, out)}" if newest is not None and not published else "")
+                f"{way_back(newest.version, out, raw)}" if newest is not None and not published else "")
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
                         f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
                         f"release cannot hold ids first released or retired after it; set the version in pyproject.toml "
@@ -88,7 +88,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
-        again = way_back(kept[0], out)
+        again = way_back(kept[0], out, raw)
         lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
         if lost:
             raise DumpError(previous.shown, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
@@ -112,16 +112,20 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
                             "--first-release to start the id history over on purpose", code="drops-ids")
 
 
-def way_back(version: str, out: str | Path | None) -> str:
-    """How to build on release ``version`` into ``out`` (default dist/) again, in a command that
-    works as printed: a folder ``out`` that holds a release is removed first, since a build
-    replacing it keeps the ids it holds (those a trial minted too)."""
+def way_back(version: str, out: str | Path | None, raw: str | Path | None = None,
+             prog: str = "python build_dataset.py") -> str:
+    """How to build on release ``version`` from ``raw`` into ``out`` (defaults raw/ and dist/)
+    again, in a command that works as printed where the command ran: a folder ``out`` that holds
+    a release is removed first, since a build replacing it keeps the ids it holds (those a trial
+    minted too)."""
     from ..core.guard import resolve
 
     folder = Path(out) if out is not None else Path("dist")
-    target = "" if resolve(folder) == resolve(Path("dist")) else f" --out {out}"
-    command = f"`python build_dataset.py build --previous {version}{target}`"
-    return f"remove {out or 'dist'}/ and run {command}" if holds_release(folder) else f"run {command}"
+    shown = str(out).rstrip("/\\") or str(out) if out is not None else "dist"
+    options = "" if raw is None or resolve(Path(raw)) == resolve(Path("raw")) else f" --raw {raw}"
+    options += "" if resolve(folder) == resolve(Path("dist")) else f" --out {shown}"
+    command = f"`{prog} build --previous {version}{options}`"
+    return f"remove {shown}/ and run {command}" if holds_release(folder) else f"run {command}"
 
 
 def bump(version: str, record: Record) -> str:
