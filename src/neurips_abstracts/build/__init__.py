@@ -173,6 +173,13 @@ class Build:
         reads, prev, record = anchored_previous(raw_dir, previous, fetched / "previous", writes=out, version=version)
         return cls(raw_dir, Path(out), previous=prev, record=record, reads=list(reads), version=version, **options)
 
+    def way_back(self, version: str) -> str:
+        """How to build on release ``version`` again, in the words of the command that ran this
+        build: its raw folder, and the folder it writes (or ``check`` compares)."""
+        from ..record.checks import way_back
+
+        return way_back(version, self.compared or self.out, self.raw_dir)
+
     def __enter__(self) -> Build:
         return self
 
@@ -202,7 +209,7 @@ class Build:
                 # one (``check_build``): a first release does not read it (seconds at scale).
                 replaced = self.replaced() if self.previous is not None else None
                 check_build(self.result.identity.ids, self.previous, self.record, self.version, replaced,
-                            frozenset(d.sha256 for d in self.result.dumps), self.compared or self.out, self.raw_dir)
+                            frozenset(d.sha256 for d in self.result.dumps), self.way_back)
                 with self.stage("contracts and write"):
                     assert self._occurrences_written is not None  # run calls write_occurrences_now first
                     write_dist(self.result, tmp, self.config, self.repo_id, self.previous, self._occurrences_written,

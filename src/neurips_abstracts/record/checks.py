@@ -5,6 +5,7 @@ a release dropped or re-dated; and what changed since the newest published relea
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ def check_anchor(previous: PreviousRelease | None, record: Record, version: str,
 
 def check_build(ids, previous: PreviousRelease | None, record: Record, version: str,
                 replaced: PreviousRelease | None, dumps: frozenset[str] | None = None,
-                out: str | Path | None = None, raw: str | Path | None = None) -> None:
+                back: Callable[[str], str] = lambda version: way_back(version, None)) -> None:
     """Refuse a build anchored to ``previous`` that breaks the record, naming the way out:
 
     * a version below the newest published release, unless it is that version rebuilt on its own
@@ -51,6 +52,9 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
       a published version rebuilt holding an id it did not publish, or built from other dumps;
     * an id of the release it replaces (``replaced``) dropped or re-dated, unless put back as the
       release it must keep published it.
+
+    ``back(version)``: how to build on release ``version`` again, in the words of the command the
+    user ran (``way_back`` of its folders; asked only when refusing).
 
     ``previous`` None (``--first-release``) starts the id history over on purpose: none applies."""
     if previous is None:
@@ -79,21 +83,20 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     later = sum(version_key(r.first_release) > version_key(version) or
                 (r.retired_release is not None and version_key(r.retired_release) > version_key(version)) for r in ids)
     if later:  # built on a release of a later version (pyproject set back): its ids would be dated after it
-        back = (f", or build {version} on {newest.version}, the newest published release: "
-                f"{way_back(newest.version, out, raw)}" if newest is not None and not published else "")
+        then = (f", or build {version} on {newest.version}, the newest published release: "
+                f"{back(newest.version)}" if newest is not None and not published else "")
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
                         f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
                         f"release cannot hold ids first released or retired after it; set the version in pyproject.toml "
-                        f"to {previous.version} or later{back}", code="published-version")
+                        f"to {previous.version} or later{then}", code="published-version")
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
-        again = way_back(kept[0], out, raw)
         lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
         if lost:
             raise DumpError(previous.shown, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
                             f"that {kept[0]}, {'the version being rebuilt' if rebuild else 'the newest published release'}, "
-                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]}: {again}",
+                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]}: {back(kept[0])}",
                             code="drops-ids")
         extra = sorted(set(now) - set(kept[1])) if rebuild else []
         other = rebuild and dumps is not None and kept[2] is not None and dumps != kept[2]
@@ -102,7 +105,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
                     f"{' …' if len(extra) > 5 else ''})" if extra else "be built from other dumps than it was")
             raise DumpError(previous.shown, f"the build on it would {what}: version {version} is published "
                             f"({published.how if published else ''}) and a rebuild of it is that release exactly; "
-                            f"{bump(version, record)}, or build on {version}: {again}", code="published-version")
+                            f"{bump(version, record)}, or build on {version}: {back(kept[0])}", code="published-version")
     if replaced is not None:
         truth = kept[1] if kept else {}  # an id put back as the release it must keep published it is no loss
         lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
