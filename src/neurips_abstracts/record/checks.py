@@ -13,6 +13,7 @@ from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, holds_release
 from ..core.versions import version_key
+from ..core.words import plural, some
 from .git import committed, release_commit
 from .model import Record
 
@@ -66,7 +67,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     minted = sum(r.id not in before for r in ids)
     retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
                   for r in ids)
-    did = " and ".join(x for x in (f"mint {minted} new id{'s' * (minted != 1)}" if minted else "",
+    did = " and ".join(x for x in (f"mint {plural(minted, 'new id')}" if minted else "",
                                    f"retire {retired}" if retired else "") if x)
     if rebuild and not did and dumps is not None:
         was = frozenset(previous.dump_sha256.values())
@@ -94,15 +95,15 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
     if kept is not None:
         lost = sorted(i for i, first in kept[1].items() if now.get(i) != first)
         if lost:
-            raise DumpError(previous.shown, f"the build on it would drop or re-date {len(lost)} id{'s' * (len(lost) != 1)} "
+            raise DumpError(previous.shown, f"the build on it would drop or re-date {plural(len(lost), 'id')} "
                             f"that {kept[0]}, {'the version being rebuilt' if rebuild else 'the newest published release'}, "
-                            f"holds ({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on {kept[0]}: {back(kept[0])}",
+                            f"holds ({some(lost)}); build on {kept[0]}: {back(kept[0])}",
                             code="drops-ids")
         extra = sorted(set(now) - set(kept[1])) if rebuild else []
         other = rebuild and dumps is not None and kept[2] is not None and dumps != kept[2]
         if extra or other:  # a published version rebuilt is that release, exactly: not a trial carrying its version
-            what = (f"hold {len(extra)} id{'s' * (len(extra) != 1)} it never published ({', '.join(extra[:5])}"
-                    f"{' …' if len(extra) > 5 else ''})" if extra else "be built from other dumps than it was")
+            what = f"hold {plural(len(extra), 'id')} it never published ({some(extra)})" if extra else \
+                "be built from other dumps than it was"
             raise DumpError(previous.shown, f"the build on it would {what}: version {version} is published "
                             f"({published.how if published else ''}) and a rebuild of it is that release exactly; "
                             f"{bump(version, record)}, or build on {version}: {back(kept[0])}", code="published-version")
@@ -111,7 +112,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         lost = sorted(r.id for r in replaced.ids if now.get(r.id) != r.first_release and now.get(r.id) != truth.get(r.id, ""))
         if lost:
             raise DumpError(replaced.path, f"would be replaced by a release that drops or re-dates {len(lost)} of its ids "
-                            f"({', '.join(lost[:5])}{' …' if len(lost) > 5 else ''}); build on it (the default), or pass "
+                            f"({some(lost)}); build on it (the default), or pass "
                             "--first-release to start the id history over on purpose", code="drops-ids")
 
 

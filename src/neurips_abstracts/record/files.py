@@ -10,8 +10,6 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.sums import sha256_file
-
 KEEP_REMOTE = {".gitattributes"}  # the Hub's LFS settings for the repository: never deleted, never a release's
 
 
@@ -23,17 +21,19 @@ class LocalFile:
     git_oid: str  # what the Hub reports as a regular file's oid
 
 
-def git_blob_oid(path: Path) -> str:
-    data = path.read_bytes()
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+def _local_file(dist: Path, path: Path) -> LocalFile:
+    """The file's sha256 and git blob id, both in one read of it, a block at a time."""
+    size = path.stat().st_size
+    sha256, blob = hashlib.sha256(), hashlib.sha1(b"blob %d\0" % size)
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            sha256.update(block)
+            blob.update(block)
+    return LocalFile(path.relative_to(dist).as_posix(), size, sha256.hexdigest(), blob.hexdigest())
 
 
 def local_files(dist: Path) -> list[LocalFile]:
-    return [
-        LocalFile(p.relative_to(dist).as_posix(), p.stat().st_size, sha256_file(p), git_blob_oid(p))
-        for p in sorted(dist.rglob("*"))
-        if p.is_file()
-    ]
+    return [_local_file(dist, p) for p in sorted(dist.rglob("*")) if p.is_file()]
 
 
 Remote = dict[str, tuple[str, str | None]]  # path -> (git blob id, LFS sha256 or None)

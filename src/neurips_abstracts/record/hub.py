@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
 from ..core.versions import TAG_RE, release_tag, version_key
+from ..core.words import some
 from .files import Remote, local_files, remote_files, same_files
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def broken(record: HubRecord, dist: Path) -> list[str]:
     occ = read_release_table(dist, "occurrences", columns=["source_sha256", "byte_start", "paper_id"])
     keys = (record_key(s, b) for s, b in zip(occ["source_sha256"].to_pylist(), occ["byte_start"].to_pylist()))
     found = broken_promises(rows, keys, iter(occ["paper_id"].to_pylist()), record.previous)
-    return [f"{what} (against {record.tag} on the Hub): {', '.join(ids[:5])}{' …' if len(ids) > 5 else ''}"
+    return [f"{what} (against {record.tag} on the Hub): {some(ids)}"
             for what, ids in found]
 
 

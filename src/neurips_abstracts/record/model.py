@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from .hub import HubRecord
 
 
+HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
+
+
 @dataclass(frozen=True)
 class Published:
     version: str
@@ -70,7 +73,7 @@ class Record:
     @property
     def _hub_spec(self) -> str:
         """``hub:vX.Y.Z`` as a user types it: the newest release's tag where the record knows one."""
-        return f"hub:{release_tag(self.newest.version)}" if self.newest is not None else "hub:vX.Y.Z"
+        return f"{HUB_PREFIX}{release_tag(self.newest.version) if self.newest is not None else 'vX.Y.Z'}"
 
     def ways_out(self, folder: Path) -> str:
         hub = self._hub_spec

@@ -70,26 +70,27 @@ from .git import (
     release_from_git,
     release_tags,
 )
-from .model import Published, Record  # noqa: F401 - the record's API
+from .model import HUB_PREFIX, Published, Record  # noqa: F401 - the record's API
 
 if TYPE_CHECKING:
     from .hub import HubRecord
 
-HUB_PREFIX = "hub:"  # --previous hub:v1.1.0: the release tagged on the Hub repository (hub-repo)
 
 
-def project_clones(raw: str | Path | None, out: str | Path | None) -> tuple[Path, ...]:
-    """The clones of the project a command works on: the one holding the release being written,
-    and the one whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's);
-    a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/. Both
-    count. The clone holding the release being written is the project's only if it holds raw/
+def raw_clone(raw: str | Path) -> Path | None:
+    """The clone whose raw/ ``raw`` is (resolved: raw/ reached through a link is the project's),
+    or None: a folder of dumps elsewhere in a clone (a test's fixtures) is not the project's raw/."""
+    real = Path(raw).resolve()
+    clone = clone_of(real)
+    return clone if clone is not None and real.parent == clone.resolve() else None
+
+
+def project_clones(raws: Path | None, out: str | Path | None) -> tuple[Path, ...]:
+    """The clones of the project a command works on: ``raws`` (raw/'s, from :func:`raw_clone`)
+    and the one holding the release being written, which is the project's only if it holds raw/
     (the project's dumps) or is raw's own: a release written into another repository (a web
     site's, say) is measured against the project's record, never that repository's tags."""
-    found = []
-    if raw is not None:
-        real = Path(raw).resolve()
-        if (clone := clone_of(real)) is not None and real.parent == clone.resolve():
-            found.append(clone)
+    found = [raws] if raws is not None else []
     if (clone := clone_of(out)) is not None and (clone in found or (clone / "raw").is_dir()):
         found.insert(0, clone)
     return tuple(dict.fromkeys(found))
@@ -123,7 +124,8 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
     """The record as known from the release being written (``out``), ``raw`` and the release
     folders at hand (``out`` and ``beside``, the one beside raw/: each says what its manifest
     says of itself)."""
-    clones = project_clones(raw, out)
+    raws = raw_clone(raw) if raw is not None else None
+    clones = project_clones(raws, out)
     if beside is None and raw is not None:
         beside = release_beside(raw)
     releases = tuple(f for f in (out, beside) if f is not None)
@@ -148,7 +150,7 @@ def published_record(raw: str | Path | None = None, out: str | Path | None = Non
     for clone in clones:
         add_clone(clone)
     # outside a clone of the project (raw/ in none; with no raw/, no clone at all): the record at hand
-    outside = (project_clones(raw, None) == ()) if raw is not None else not clones
+    outside = raws is None if raw is not None else not clones
     if outside:  # the project folders at hand, those in no clone: the one holding the release written, raw/'s
         homes = [Path(out).absolute().parent] if out is not None else []
         homes += [Path(raw).absolute().parent, Path(raw).resolve().parent] if raw is not None else []  # project
