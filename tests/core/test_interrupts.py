@@ -109,13 +109,13 @@ def test_killed_between_the_swap_and_the_docs_leaves_whole_stale_docs_the_next_b
 
 
 _SIGNAL_AT_LINE = """
-import inspect, json, os, signal, sys, tempfile
+import inspect, json, os, signal, sys
 from pathlib import Path
 from neurips_abstracts.core import interrupts
 from neurips_abstracts.core.guard import replace_dir
 
 line = int(sys.argv[1])
-out = Path(tempfile.mkdtemp()) / "dist"
+out = Path(sys.argv[2]) / "dist"
 fired = []
 
 def fill(tmp):
@@ -142,7 +142,7 @@ print(json.dumps([bool(fired), status, out.exists()]))
 
 
 @posix
-def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_or_new_and_finished():
+def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_or_new_and_finished(tmp_path):
     """SIGINT sent on each line of ``uninterrupted`` in turn, around a real swap: the outcome is
     the new release and a finished command, or the old one (none here) and a stopped one."""
     import inspect
@@ -152,8 +152,10 @@ def test_a_signal_on_any_line_of_the_commits_bookkeeping_gives_old_and_stopped_o
     lines, start = inspect.getsourcelines(interrupts.uninterrupted)
     reached = 0
     for line in range(start, start + len(lines)):
-        proc = subprocess.run([sys.executable, "-c", _SIGNAL_AT_LINE, str(line)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120)
+        where = tmp_path / str(line)  # the test's own folder: nothing is left in the system's
+        where.mkdir()
+        proc = subprocess.run([sys.executable, "-c", _SIGNAL_AT_LINE, str(line), str(where)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
         fired, status, new = json.loads(proc.stdout.strip().splitlines()[-1])
         reached += fired
         assert (status, new) in (("finished", True), ("stopped", False)), (line, status, new, proc.stderr)
