@@ -10,6 +10,10 @@ Machines differ by more than the changes measured here, so `--against` times a c
 another revision (made as above) in the same minutes, run for run alternately, each building
 its own raw/, which must hold the same files; the README block then gives the ratio of the two
 medians.
+In the same rounds it times what no change to the build's own code can remove: a new process
+that only imports the libraries the build loads (the modules a build of this tree leaves in
+``sys.modules``, pandera's polars API imported as the build imports it), and the interpreter's
+own start (``python -c pass``).
 Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
 pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
 compile an editable checkout on every run).
@@ -60,6 +64,59 @@ def _build(tree: Path, out: str) -> None:
         sys.exit(f"the build of {tree} failed (exit {done.returncode}):\n{done.stderr}")
 
 
+# Run in a new process at the tree: the build in-process, then the names of the modules it
+# loaded that are not the package's, in the order they were loaded (a module after its package).
+_LOADED = """
+import json, runpy, sys
+before = set(sys.modules)
+sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[1], "--out", sys.argv[2]]
+try:
+    runpy.run_path("build_dataset.py", run_name="__main__")
+except SystemExit as stop:
+    if stop.code:
+        raise
+print(json.dumps([m for m in sys.modules if m not in before and m.partition(".")[0] != "neurips_abstracts"]))
+"""
+
+# Imports the modules named in the file ``sys.argv[1]`` and nothing else; pandera's polars API
+# first, as the build imports it (``import_pandera_polars``: without pandas). A module that
+# cannot be imported on its own is counted, not timed twice.
+_IMPORTS = """
+import importlib, json, sys
+from neurips_abstracts.core.schema import import_pandera_polars
+import_pandera_polars()
+failed = 0
+for name in json.load(open(sys.argv[1])):
+    if name not in sys.modules:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            failed += 1
+print(failed)
+"""
+
+
+def _libraries(tree: Path, tmp: str) -> Path:
+    """A file listing the modules a build of ``tree`` loads that are not the package's."""
+    done = subprocess.run([sys.executable, "-c", _LOADED, str(tree / "raw"), f"{tmp}/libraries-dist"],
+                          capture_output=True, text=True, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree / "src")})
+    if done.returncode != 0:
+        sys.exit(f"the build of {tree} in-process failed (exit {done.returncode}):\n{done.stderr}")
+    listed = Path(tmp) / "libraries.json"
+    listed.write_text(done.stdout.strip().splitlines()[-1])
+    return listed
+
+
+def _timed_child(args: list[str], tree: Path) -> tuple[float, float, str]:
+    """Wall and CPU seconds of a new process, and its standard output."""
+    started, cpu_before = time.perf_counter(), _children_cpu()
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tree,
+                          env={**os.environ, "PYTHONPATH": str(tree / "src")})
+    if done.returncode != 0:
+        sys.exit(f"{args[:1]} failed (exit {done.returncode}):\n{done.stderr}")
+    return time.perf_counter() - started, _children_cpu() - cpu_before, done.stdout
+
+
 def _summary(walls: list[float], cpus: list[float]) -> dict:
     return {"median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
             "median_cpu_seconds": statistics.median(cpus)}
@@ -81,9 +138,19 @@ def main() -> None:
         if not compileall.compile_dir(tree / "src", quiet=1):
             sys.exit(f"{tree / 'src'} does not compile")
     load_at_start = load_average()
-    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in trees}
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in [*trees, "imports", "interpreter"]}
     with tempfile.TemporaryDirectory() as tmp:
+        libraries = _libraries(ROOT, tmp)
+        modules = len(json.loads(libraries.read_text()))
+        alone = {"imports": ["-c", _IMPORTS, str(libraries)], "interpreter": ["-c", "pass"]}
+        not_importable = 0
         for k in range(RUNS):
+            for name, child in alone.items():
+                wall, cpu, printed = _timed_child(child, ROOT)
+                times[name][0].append(wall)
+                times[name][1].append(cpu)
+                if name == "imports":
+                    not_importable = int(printed.strip().splitlines()[-1])
             # Each tree goes first in every other round, so neither gains from the order.
             for name in (list(trees) if k % 2 == 0 else list(trees)[::-1]):
                 started, cpu_before = time.perf_counter(), _children_cpu()
@@ -92,7 +159,10 @@ def main() -> None:
                 times[name][1].append(_children_cpu() - cpu_before)
     result = {"runs": RUNS, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),
               "machine": machine(), "command": command("benchmarks.startup"),
-              "load_average": {"start": load_at_start, "end": load_average()}}
+              "load_average": {"start": load_at_start, "end": load_average()},
+              "imports_alone": {"modules": modules, "not_importable_alone": not_importable,
+                                **_summary(*times["imports"])},
+              "interpreter_alone": _summary(*times["interpreter"])}
     if args.against:
         result["against"] = {"revision": _revision(trees["against"]), **_summary(*times["against"])}
         result["revision"] = _revision(ROOT)

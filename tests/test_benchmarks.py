@@ -256,6 +256,47 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     assert startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
 
 
+def test_startup_block_gives_what_no_change_to_the_build_can_remove():
+    """The libraries' imports alone and the interpreter's start, timed in the same rounds, with
+    their share of the build's median; a module that could not be imported alone is named as left out."""
+    from benchmarks.tables import startup_block
+
+    result = {"runs": 7, "median_seconds": 2.0, "min_seconds": 1.9, "max_seconds": 2.3, "median_cpu_seconds": 2.1,
+              "imports_alone": {"modules": 700, "not_importable_alone": 0, "median_seconds": 1.5, "min_seconds": 1.4,
+                                "max_seconds": 1.7, "median_cpu_seconds": 1.6},
+              "interpreter_alone": {"median_seconds": 0.02, "min_seconds": 0.01, "max_seconds": 0.03,
+                                    "median_cpu_seconds": 0.02}}
+    block = startup_block(result)
+    assert ("only imports the libraries the build loads (700 modules, pandera's polars API as the build imports it) "
+            "takes 1.50 s (1.40-1.70 s), 75% of the build's median, and the interpreter's own start "
+            "(`python -c pass`) 0.02 s.") in block
+    result["imports_alone"]["not_importable_alone"] = 2
+    assert "; 2 of them could not be imported alone and are left out)" in startup_block(result)
+    assert "only imports" not in startup_block({k: v for k, v in result.items() if k != "imports_alone"})
+
+
+def test_startup_finds_the_libraries_a_build_loads_and_imports_them_alone(tmp_path):
+    """The list is what a real build leaves in ``sys.modules``, none of the package's own, without
+    pandas (pandera's polars API as the build imports it); the importing process imports what it
+    lists and counts a module it cannot import."""
+    import json
+    import shutil
+
+    from benchmarks.startup import _IMPORTS, _libraries, _timed_child
+    from tests.helpers import ROOT, make_project
+
+    project = make_project(tmp_path)
+    shutil.copy(ROOT / "build_dataset.py", project / "build_dataset.py")
+    listed = _libraries(project, str(tmp_path))
+    names = json.loads(listed.read_text())
+    assert {"pyarrow", "polars", "ftfy"} <= set(names), names
+    assert not [n for n in names if n.partition(".")[0] in ("neurips_abstracts", "pandas")], names
+    assert (tmp_path / "libraries-dist" / "build_manifest.json").is_file()  # the build ran, into the folder given
+    listed.write_text(json.dumps(["json", "no_such_module_here"]))
+    wall, cpu, printed = _timed_child(["-c", _IMPORTS + "\nprint('json' in sys.modules)", str(listed)], project)
+    assert printed.split() == ["1", "True"] and wall > 0 and cpu > 0
+
+
 def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path):
     """`--against` a folder that is no checkout, or one whose raw/ holds other dumps, stops
     before any run, naming the folder."""
