@@ -75,6 +75,7 @@ class Server:
         self.injected: list[tuple[Fault, Request]] = []  # faults that happened, with their request
         self.stalls = threading.Event()  # set on exit: releases the connections "timeout" faults hold
         self.gave_up: list[bool] = []  # for each "timeout" fault: whether the client gave up (closed) first
+        self.stalling = 0  # "timeout" faults chosen whose connection is still held (see ``settled``)
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -92,6 +93,16 @@ class Server:
 
     def route(self, req: Request):
         raise NotImplementedError
+
+    def settled(self, timeout: float = 10) -> list[bool]:
+        """``gave_up`` once every "timeout" fault chosen so far has let its connection go: its
+        handler sees the client's close only when it next looks (every 50 ms), which can be after
+        the client has gone on and the test reads the list (a test once read it empty)."""
+        deadline = time.monotonic() + timeout
+        while self.stalling and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with self.lock:
+            return list(self.gave_up)
 
     def fail(self, method: str, path_regex: str, status: int | str, times: int = 1, after: bool = False,
              skip: int = 0, retry_after: str | None = None) -> None:
@@ -154,6 +165,7 @@ class Server:
                     if fault is not None:
                         server.faults.remove(fault)
                         server.injected.append((fault, req))
+                        server.stalling += fault.kind == "timeout"
                     if fault is None or fault.after:
                         try:
                             status, payload = server.route(req)
@@ -166,7 +178,10 @@ class Server:
             def _inject(self, fault: Fault) -> None:
                 self.close_connection = True
                 if fault.kind == "timeout":  # no answer until the client gives up and closes
-                    server.gave_up.append(self._stall())
+                    gave_up = self._stall()
+                    with server.lock:
+                        server.gave_up.append(gave_up)
+                        server.stalling -= 1
                 elif fault.kind == "reset":  # RST instead of an answer
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     self.connection.close()

@@ -457,7 +457,7 @@ def test_a_fault_at_any_step_is_reported_and_the_next_run_finishes_the_release(r
             cause = {"503": "(HTTP 503)", "timeout": "Timeout)", "reset": "Error)"}[kind]
             assert cause in failed[0], failed[0]
         if kind == "timeout":  # --timeout, not the Hub, ended the wait
-            assert hub.gave_up + hub.storage.gave_up == [True] * int(attempts)
+            assert hub.settled() + hub.storage.settled() == [True] * int(attempts)
     commits_before = len(hub.commits_received())
 
     result, lines = publish_in_process(released, hub)
@@ -556,7 +556,7 @@ def test_a_storage_down_slow_or_failing_ends_publish_within_its_attempts(release
     tries = hub.step_requests("Xet token") if fault == "down" else hub.step_requests("xorb upload")
     assert len(tries) == 2, [r.path for r in tries]  # one per attempt: nothing retried behind publish's back
     if fault == "slow":  # each try ended by the client's read timeout (--timeout), not by the storage
-        assert hub.storage.gave_up == [True, True]
+        assert hub.storage.settled() == [True, True]
     assert hub.commits_received() == [] and hub.repos[hub_repo()].tags == {}
 
 
@@ -653,7 +653,7 @@ def test_ctrl_c_while_the_hub_holds_a_request_stops_publish_and_says_what_the_hu
     lines = [line for line in err.splitlines() if re.match(r"(interrupted|publish failed|error)\b", line)]
     assert len(lines) == 1 and lines[0].startswith("interrupted: ") and holds in lines[0], err
     assert "neurips-abstracts-tmp" not in err and "came after" not in err and "complete" not in out + err
-    assert hub.gave_up == [True]  # publish closed the held connection
+    assert hub.settled() == [True]  # publish closed the held connection
 
 
 @pytest.mark.parametrize("status", ["429", pytest.param("503", marks=pytest.mark.slow)])
