@@ -10,10 +10,11 @@ Machines differ by more than the changes measured here, so `--against` times a c
 another revision (made as above) in the same minutes, run for run alternately, each building
 its own raw/, which must hold the same files; the README block then gives the ratio of the two
 medians.
-In the same rounds it times what no change to the build's own code can remove: a new process
-that only imports the libraries the build loads (the modules a build of this tree leaves in
-``sys.modules``, pandera's polars API imported as the build imports it), and the interpreter's
-own start (``python -c pass``).
+In the same rounds it splits the build's time: a new process first imports the modules the
+build imports now (those a build of this tree leaves in ``sys.modules``, the package's own left
+out, the standard library's included; pandera's polars API imported as the build imports it),
+timing that, then builds with all of them loaded, timing that; and the interpreter's own start
+(``python -c pass``) is timed alone.
 Both trees' modules are compiled to bytecode first, as `pip install` does, so that neither run
 pays for compiling its sources (an environment with PYTHONDONTWRITEBYTECODE set would otherwise
 compile an editable checkout on every run).
@@ -78,21 +79,32 @@ except SystemExit as stop:
 print(json.dumps([m for m in sys.modules if m not in before and m.partition(".")[0] != "neurips_abstracts"]))
 """
 
-# Imports the modules named in the file ``sys.argv[1]`` and nothing else; pandera's polars API
-# first, as the build imports it (``import_pandera_polars``: without pandas). A module that
-# cannot be imported on its own is counted, not timed twice.
-_IMPORTS = """
-import importlib, json, sys
+# Imports the modules named in the file ``sys.argv[1]`` (pandera's polars API first, as the
+# build imports it: ``import_pandera_polars``, which also loads the package's module holding it),
+# then builds raw/ (``sys.argv[2]``) into ``sys.argv[3]``; prints the seconds of each part and
+# how many modules could not be imported on their own (tried, and left out of the count).
+_IMPORTS_THEN_BUILD = """
+import importlib, json, runpy, sys, time
+started = time.perf_counter()
 from neurips_abstracts.core.schema import import_pandera_polars
 import_pandera_polars()
+with open(sys.argv[1]) as listed:
+    names = json.load(listed)
 failed = 0
-for name in json.load(open(sys.argv[1])):
+for name in names:
     if name not in sys.modules:
         try:
             importlib.import_module(name)
         except Exception:
             failed += 1
-print(failed)
+imported = time.perf_counter()
+sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[2], "--out", sys.argv[3]]
+try:
+    runpy.run_path("build_dataset.py", run_name="__main__")
+except SystemExit as stop:
+    if stop.code:
+        raise
+print(json.dumps({"failed": failed, "imports": imported - started, "build": time.perf_counter() - imported}))
 """
 
 
@@ -107,19 +119,21 @@ def _libraries(tree: Path, tmp: str) -> Path:
     return listed
 
 
-def _timed_child(args: list[str], tree: Path) -> tuple[float, float, str]:
-    """Wall and CPU seconds of a new process, and its standard output."""
-    started, cpu_before = time.perf_counter(), _children_cpu()
+def _child(name: str, args: list[str], tree: Path) -> str:
+    """The standard output of a new Python process at ``tree`` (its ``name`` says which, if it fails)."""
     done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tree,
                           env={**os.environ, "PYTHONPATH": str(tree / "src")})
     if done.returncode != 0:
-        sys.exit(f"{args[:1]} failed (exit {done.returncode}):\n{done.stderr}")
-    return time.perf_counter() - started, _children_cpu() - cpu_before, done.stdout
+        sys.exit(f"{name} failed (exit {done.returncode}):\n{done.stderr}")
+    return done.stdout
+
+
+def _range(seconds: list[float]) -> dict:
+    return {"median_seconds": statistics.median(seconds), "min_seconds": min(seconds), "max_seconds": max(seconds)}
 
 
 def _summary(walls: list[float], cpus: list[float]) -> dict:
-    return {"median_seconds": statistics.median(walls), "min_seconds": min(walls), "max_seconds": max(walls),
-            "median_cpu_seconds": statistics.median(cpus)}
+    return {**_range(walls), "median_cpu_seconds": statistics.median(cpus)}
 
 
 def main() -> None:
@@ -138,31 +152,35 @@ def main() -> None:
         if not compileall.compile_dir(tree / "src", quiet=1):
             sys.exit(f"{tree / 'src'} does not compile")
     load_at_start = load_average()
-    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in [*trees, "imports", "interpreter"]}
+    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in trees}
+    split: dict[str, list[float]] = {"imports": [], "build": [], "interpreter": []}
     with tempfile.TemporaryDirectory() as tmp:
         libraries = _libraries(ROOT, tmp)
         modules = len(json.loads(libraries.read_text()))
-        alone = {"imports": ["-c", _IMPORTS, str(libraries)], "interpreter": ["-c", "pass"]}
-        not_importable = 0
+        jobs = [*trees, "split", "interpreter"]
         for k in range(RUNS):
-            for name, child in alone.items():
-                wall, cpu, printed = _timed_child(child, ROOT)
-                times[name][0].append(wall)
-                times[name][1].append(cpu)
-                if name == "imports":
-                    not_importable = int(printed.strip().splitlines()[-1])
-            # Each tree goes first in every other round, so neither gains from the order.
-            for name in (list(trees) if k % 2 == 0 else list(trees)[::-1]):
-                started, cpu_before = time.perf_counter(), _children_cpu()
-                _build(trees[name], f"{tmp}/{name}{k}")
-                times[name][0].append(time.perf_counter() - started)
-                times[name][1].append(_children_cpu() - cpu_before)
+            # Each job goes first in its turn, so none gains from the order.
+            for name in jobs[k % len(jobs):] + jobs[:k % len(jobs)]:
+                if name == "interpreter":
+                    started = time.perf_counter()
+                    _child(name, ["-c", "pass"], ROOT)
+                    split["interpreter"].append(time.perf_counter() - started)
+                elif name == "split":
+                    printed = _child("the imports, then the build", ["-c", _IMPORTS_THEN_BUILD, str(libraries),
+                                                                   str(ROOT / "raw"), f"{tmp}/split{k}"], ROOT)
+                    parts = json.loads(printed.strip().splitlines()[-1])
+                    split["imports"].append(parts["imports"])
+                    split["build"].append(parts["build"])
+                else:
+                    started, cpu_before = time.perf_counter(), _children_cpu()
+                    _build(trees[name], f"{tmp}/{name}{k}")
+                    times[name][0].append(time.perf_counter() - started)
+                    times[name][1].append(_children_cpu() - cpu_before)
     result = {"runs": RUNS, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),
               "machine": machine(), "command": command("benchmarks.startup"),
               "load_average": {"start": load_at_start, "end": load_average()},
-              "imports_alone": {"modules": modules, "not_importable_alone": not_importable,
-                                **_summary(*times["imports"])},
-              "interpreter_alone": _summary(*times["interpreter"])}
+              "split": {"modules": modules, "not_importable_alone": parts["failed"],
+                        **{name: _range(seconds) for name, seconds in split.items()}}}
     if args.against:
         result["against"] = {"revision": _revision(trees["against"]), **_summary(*times["against"])}
         result["revision"] = _revision(ROOT)

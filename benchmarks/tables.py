@@ -100,25 +100,30 @@ def startup_block(result: dict | None) -> str:
         f"{result['max_seconds']:.2f} s)"
         + (f", {result['median_cpu_seconds']:.2f} s CPU" if "median_cpu_seconds" in result else "")
         + "."
-        + _floor_sentence(result)
+        + _split_sentence(result)
         + _against_sentence(result)
         + f" {machine_sentence(result)}\n"
     )
 
 
-def _floor_sentence(result: dict) -> str:
-    """What no change to the build's own code can remove, timed in the same rounds."""
-    imports, interpreter = result.get("imports_alone"), result.get("interpreter_alone")
-    if not imports or not interpreter:
+def _split_sentence(result: dict) -> str:
+    """Where the build's time goes: the imports of the modules it loads, then its own work with
+    all of them loaded, each timed inside one new process; and the interpreter's start alone."""
+    split = result.get("split")
+    if not split:
         return ""
-    unimported = imports["not_importable_alone"]
+    unimported = split["not_importable_alone"]
+
+    def seconds(part: str) -> str:
+        s = split[part]
+        return f"{s['median_seconds']:.2f} s ({s['min_seconds']:.2f}-{s['max_seconds']:.2f} s)"
+
     return (
-        f" In the same rounds, a new process that only imports the libraries the build loads ({imports['modules']} "
-        f"modules, pandera's polars API as the build imports it"
-        + (f"; {unimported} of them could not be imported alone and are left out" if unimported else "")
-        + f") takes {imports['median_seconds']:.2f} s ({imports['min_seconds']:.2f}-{imports['max_seconds']:.2f} s), "
-        f"{imports['median_seconds'] / result['median_seconds']:.0%} of the build's median, and the interpreter's own "
-        f"start (`python -c pass`) {interpreter['median_seconds']:.2f} s."
+        f" In the same runs, a new process that first imports the modules the build loads ({split['modules']}, "
+        "the standard library's included, the package's own left out; pandera's polars API as the build imports it"
+        + (f"; {unimported} could not be imported on their own and were left out" if unimported else "")
+        + f") spends {seconds('imports')} on them, then builds in {seconds('build')}; the interpreter's own start "
+        f"(`python -c pass`) takes {seconds('interpreter')}."
     )
 
 

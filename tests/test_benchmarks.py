@@ -256,45 +256,84 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     assert startup_headline({k: v for k, v in result.items() if k != "against"}).endswith("new process: 2.00 s wall")
 
 
-def test_startup_block_gives_what_no_change_to_the_build_can_remove():
-    """The libraries' imports alone and the interpreter's start, timed in the same rounds, with
-    their share of the build's median; a module that could not be imported alone is named as left out."""
+def test_startup_block_splits_the_build_into_its_imports_and_its_own_work():
+    """The imports of the modules the build loads and the build with them loaded, each timed in
+    one new process, and the interpreter's start alone; a module that could not be imported on
+    its own is named as left out; an older results file has no such sentence."""
     from benchmarks.tables import startup_block
 
+    def spread(median: float) -> dict:
+        return {"median_seconds": median, "min_seconds": median - 0.1, "max_seconds": median + 0.2}
+
     result = {"runs": 7, "median_seconds": 2.0, "min_seconds": 1.9, "max_seconds": 2.3, "median_cpu_seconds": 2.1,
-              "imports_alone": {"modules": 700, "not_importable_alone": 0, "median_seconds": 1.5, "min_seconds": 1.4,
-                                "max_seconds": 1.7, "median_cpu_seconds": 1.6},
-              "interpreter_alone": {"median_seconds": 0.02, "min_seconds": 0.01, "max_seconds": 0.03,
-                                    "median_cpu_seconds": 0.02}}
+              "split": {"modules": 700, "not_importable_alone": 0, "imports": spread(1.5), "build": spread(0.4),
+                        "interpreter": spread(0.12)}}
     block = startup_block(result)
-    assert ("only imports the libraries the build loads (700 modules, pandera's polars API as the build imports it) "
-            "takes 1.50 s (1.40-1.70 s), 75% of the build's median, and the interpreter's own start "
-            "(`python -c pass`) 0.02 s.") in block
-    result["imports_alone"]["not_importable_alone"] = 2
-    assert "; 2 of them could not be imported alone and are left out)" in startup_block(result)
-    assert "only imports" not in startup_block({k: v for k, v in result.items() if k != "imports_alone"})
+    assert ("In the same runs, a new process that first imports the modules the build loads (700, the standard "
+            "library's included, the package's own left out; pandera's polars API as the build imports it) spends "
+            "1.50 s (1.40-1.70 s) on them, then builds in 0.40 s (0.30-0.60 s); the interpreter's own start "
+            "(`python -c pass`) takes 0.12 s (0.02-0.32 s).") in block
+    result["split"]["not_importable_alone"] = 2
+    assert "; 2 could not be imported on their own and were left out)" in startup_block(result)
+    assert "first imports" not in startup_block({k: v for k, v in result.items() if k != "split"})
 
 
-def test_startup_finds_the_libraries_a_build_loads_and_imports_them_alone(tmp_path):
-    """The list is what a real build leaves in ``sys.modules``, none of the package's own, without
-    pandas (pandera's polars API as the build imports it); the importing process imports what it
-    lists and counts a module it cannot import."""
-    import json
+def startup_tree(tmp_path):
+    """A committed project holding the seed dumps and its build, with the code a build runs: src/
+    a link to this checkout's, whose files (templates, schema) the package finds through it."""
     import shutil
 
-    from benchmarks.startup import _IMPORTS, _libraries, _timed_child
     from tests.helpers import ROOT, make_project
 
     project = make_project(tmp_path)
     shutil.copy(ROOT / "build_dataset.py", project / "build_dataset.py")
+    (project / "src").symlink_to(ROOT / "src", target_is_directory=True)
+    return project
+
+
+def test_startup_lists_the_modules_a_build_loads_and_imports_them_before_building(tmp_path):
+    """The list is what a real build leaves in ``sys.modules``, none of the package's own and no
+    pandas (pandera's polars API as the build imports it); the second process imports what the
+    list names, counts a module it cannot import, then builds."""
+    import json
+
+    from benchmarks.startup import _IMPORTS_THEN_BUILD, _child, _libraries
+
+    project = startup_tree(tmp_path)
     listed = _libraries(project, str(tmp_path))
     names = json.loads(listed.read_text())
     assert {"pyarrow", "polars", "ftfy"} <= set(names), names
     assert not [n for n in names if n.partition(".")[0] in ("neurips_abstracts", "pandas")], names
     assert (tmp_path / "libraries-dist" / "build_manifest.json").is_file()  # the build ran, into the folder given
-    listed.write_text(json.dumps(["json", "no_such_module_here"]))
-    wall, cpu, printed = _timed_child(["-c", _IMPORTS + "\nprint('json' in sys.modules)", str(listed)], project)
-    assert printed.split() == ["1", "True"] and wall > 0 and cpu > 0
+    listed.write_text(json.dumps(["colorsys", "no_such_module_here"]))  # nothing else loads colorsys
+    script = _IMPORTS_THEN_BUILD.replace("imported = ", "print('colorsys' in sys.modules)\nimported = ")
+    printed = _child("split", ["-c", "import sys; print('colorsys' in sys.modules)\n" + script, str(listed),
+                               str(project / "raw"), str(tmp_path / "split")], project)
+    lines = printed.strip().splitlines()
+    parts = json.loads(lines[-1])
+    assert lines[:2] == ["False", "True"] and parts["failed"] == 1 and parts["imports"] > 0 and parts["build"] > 0
+    assert (tmp_path / "split" / "build_manifest.json").is_file()
+
+
+def test_startup_runs_every_job_and_writes_each_figure(tmp_path, monkeypatch, capsys):
+    """One round of the benchmark on a project of the test's own (``--no-write``): the build,
+    the split and the interpreter each timed, and the result holds every figure the block reads."""
+    import json
+    import sys
+
+    import benchmarks.startup
+    from benchmarks.tables import startup_block
+
+    monkeypatch.setattr(benchmarks.startup, "ROOT", startup_tree(tmp_path))
+    monkeypatch.setattr(benchmarks.startup, "RUNS", 1)
+    monkeypatch.setattr(sys, "argv", ["startup", "--no-write"])
+    benchmarks.startup.main()
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["runs"] == 1 and result["dumps"] == 2 and result["median_seconds"] > 0
+    split = result["split"]
+    assert split["modules"] > 100 and split["not_importable_alone"] == 0
+    assert all(split[part]["median_seconds"] > 0 for part in ("imports", "build", "interpreter"))
+    assert "then builds in" in startup_block(result)
 
 
 def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path):
