@@ -7,7 +7,7 @@ several runs.
     git worktree add ../old REVISION && python -m benchmarks.startup --against ../old
 
 Machines differ by more than the changes measured here, so `--against` times a checkout of
-another revision (made as above) in the same minutes, run for run alternately, each building
+another revision (made as above) in the same minutes, in turns (each first as often as the other), each building
 its own raw/, which must hold the same files; the README block then gives the ratio of the two
 medians.
 In the same rounds it splits the build's time: a new process first imports the modules the
@@ -26,7 +26,6 @@ import argparse
 import compileall
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -37,10 +36,30 @@ from pathlib import Path
 from .corpus import ROOT
 from .harness import command, load_average, machine, write_results
 
-RUNS = 7
+RUNS = 7  # rounds at least: made a whole number of balanced cycles (``_order``)
+
+
+def _order(jobs: list[str], rounds: int) -> list[list[str]]:
+    """The order of ``jobs`` in each of ``rounds`` rounds: each job first in its turn, and every
+    second cycle reversed, so that over a whole number of cycles (``rounds`` a multiple of twice
+    the jobs) each job goes first equally often and each pair of jobs runs in either order equally
+    often: neither tree gains from running before the other."""
+    n = len(jobs)
+    orders = []
+    for k in range(rounds):
+        order = jobs[k % n:] + jobs[:k % n]
+        orders.append(order[::-1] if (k // n) % 2 else order)
+    return orders
+
+
+def _rounds(jobs: list[str]) -> int:
+    cycle = 2 * len(jobs)
+    return -(-RUNS // cycle) * cycle
 
 
 def _children_cpu() -> float:
+    import resource  # POSIX's: this module is imported on any system, a run is POSIX's
+
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -68,8 +87,9 @@ def _build(tree: Path, out: str) -> None:
 # Run in a new process at the tree: the build in-process, then the names of the modules it
 # loaded that are not the package's, in the order they were loaded (a module after its package).
 _LOADED = """
-import json, runpy, sys
+import sys
 before = set(sys.modules)
+import json, runpy
 sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[1], "--out", sys.argv[2]]
 try:
     runpy.run_path("build_dataset.py", run_name="__main__")
@@ -81,11 +101,13 @@ print(json.dumps([m for m in sys.modules if m not in before and m.partition(".")
 
 # Imports the modules named in the file ``sys.argv[1]`` (pandera's polars API first, as the
 # build imports it: ``import_pandera_polars``, which also loads the package's module holding it),
-# then builds raw/ (``sys.argv[2]``) into ``sys.argv[3]``; prints the seconds of each part and
+# then imports the package's other modules and builds raw/ (``sys.argv[2]``) into ``sys.argv[3]``;
+# prints the seconds of each part and
 # how many modules could not be imported on their own (tried, and left out of the count).
 _IMPORTS_THEN_BUILD = """
-import importlib, json, runpy, sys, time
+import sys, time
 started = time.perf_counter()
+import importlib, json, runpy
 from neurips_abstracts.core.schema import import_pandera_polars
 import_pandera_polars()
 with open(sys.argv[1]) as listed:
@@ -140,7 +162,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--no-write", action="store_true", help="print only; do not update results/ or the READMEs")
     parser.add_argument("--against", type=Path, metavar="CHECKOUT",
-                        help="a checkout of another revision to time in the same runs, alternately")
+                        help="a checkout of another revision to time in the same runs, taking turns")
     args = parser.parse_args()
     trees = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
     for tree in trees.values():
@@ -158,9 +180,10 @@ def main() -> None:
         libraries = _libraries(ROOT, tmp)
         modules = len(json.loads(libraries.read_text()))
         jobs = [*trees, "split", "interpreter"]
-        for k in range(RUNS):
-            # Each job goes first in its turn, so none gains from the order.
-            for name in jobs[k % len(jobs):] + jobs[:k % len(jobs)]:
+        rounds = _rounds(jobs)
+        not_importable = set()
+        for k, order in enumerate(_order(jobs, rounds)):
+            for name in order:
                 if name == "interpreter":
                     started = time.perf_counter()
                     _child(name, ["-c", "pass"], ROOT)
@@ -171,15 +194,16 @@ def main() -> None:
                     parts = json.loads(printed.strip().splitlines()[-1])
                     split["imports"].append(parts["imports"])
                     split["build"].append(parts["build"])
+                    not_importable.add(parts["failed"])
                 else:
                     started, cpu_before = time.perf_counter(), _children_cpu()
                     _build(trees[name], f"{tmp}/{name}{k}")
                     times[name][0].append(time.perf_counter() - started)
                     times[name][1].append(_children_cpu() - cpu_before)
-    result = {"runs": RUNS, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),
+    result = {"runs": rounds, "dumps": len(list((ROOT / "raw").glob("*.txt"))), **_summary(*times["this"]),
               "machine": machine(), "command": command("benchmarks.startup"),
               "load_average": {"start": load_at_start, "end": load_average()},
-              "split": {"modules": modules, "not_importable_alone": parts["failed"],
+              "split": {"modules": modules, "not_importable_alone": max(not_importable),
                         **{name: _range(seconds) for name, seconds in split.items()}}}
     if args.against:
         result["against"] = {"revision": _revision(trees["against"]), **_summary(*times["against"])}

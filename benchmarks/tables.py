@@ -118,12 +118,16 @@ def _split_sentence(result: dict) -> str:
         s = split[part]
         return f"{s['median_seconds']:.2f} s ({s['min_seconds']:.2f}-{s['max_seconds']:.2f} s)"
 
+    def milliseconds(part: str) -> str:
+        s = {k: round(v * 1000) for k, v in split[part].items()}
+        return f"{s['median_seconds']} ms ({s['min_seconds']}-{s['max_seconds']} ms)"
+
     return (
         f" In the same runs, a new process that first imports the modules the build loads ({split['modules']}, "
         "the standard library's included, the package's own left out; pandera's polars API as the build imports it"
         + (f"; {unimported} could not be imported on their own and were left out" if unimported else "")
-        + f") spends {seconds('imports')} on them, then builds in {seconds('build')}; the interpreter's own start "
-        f"(`python -c pass`) takes {seconds('interpreter')}."
+        + f") spends {seconds('imports')} on them, then imports its own modules and builds in {seconds('build')}; "
+        f"the interpreter's own start (`python -c pass`) takes {milliseconds('interpreter')}."
     )
 
 
@@ -139,7 +143,7 @@ def _against_sentence(result: dict) -> str:
     if not a:
         return ""
     return (
-        f" In the same runs, alternately, revision {a['revision']} took {a['median_seconds']:.2f} s "
+        f" In the same runs, taking turns, revision {a['revision']} took {a['median_seconds']:.2f} s "
         f"({a['min_seconds']:.2f}-{a['max_seconds']:.2f} s), so revision {result['revision']} takes "
         f"**{_against_ratio(result):.2f}x** its time."
     )

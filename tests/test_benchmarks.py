@@ -1,6 +1,7 @@
 """The benchmark inputs are what the README says they are (no timing is asserted here)."""
 
 import hashlib
+import os
 
 import pytest
 
@@ -249,7 +250,7 @@ def test_startup_block_gives_the_earlier_revision_timed_in_the_same_runs():
     assert "build` of the 3 dumps in raw/ in a new process" in startup_block(result)
     result |= {"revision": "abc1234", "against": {"revision": "0ld0000", "median_seconds": 3.2, "min_seconds": 3.0,
                                                   "max_seconds": 3.5, "median_cpu_seconds": 3.3}}
-    assert ("In the same runs, alternately, revision 0ld0000 took 3.20 s (3.00-3.50 s), so revision abc1234 takes "
+    assert ("In the same runs, taking turns, revision 0ld0000 took 3.20 s (3.00-3.50 s), so revision abc1234 takes "
             "**0.62x** its time.") in startup_block(result)
     assert startup_headline(result).endswith(
         "of the 3 dumps in raw/ in a new process: 2.00 s wall, 0.62x the time of revision 0ld0000 in the same runs")
@@ -271,11 +272,32 @@ def test_startup_block_splits_the_build_into_its_imports_and_its_own_work():
     block = startup_block(result)
     assert ("In the same runs, a new process that first imports the modules the build loads (700, the standard "
             "library's included, the package's own left out; pandera's polars API as the build imports it) spends "
-            "1.50 s (1.40-1.70 s) on them, then builds in 0.40 s (0.30-0.60 s); the interpreter's own start "
-            "(`python -c pass`) takes 0.12 s (0.02-0.32 s).") in block
+            "1.50 s (1.40-1.70 s) on them, then imports its own modules and builds in 0.40 s (0.30-0.60 s); the "
+            "interpreter's own start (`python -c pass`) takes 120 ms (20-320 ms).") in block
     result["split"]["not_importable_alone"] = 2
     assert "; 2 could not be imported on their own and were left out)" in startup_block(result)
     assert "first imports" not in startup_block({k: v for k, v in result.items() if k != "split"})
+
+
+# Runs of benchmarks.startup read their children's CPU time with ``resource`` and link folders:
+# POSIX's, as the benchmarks are run.
+posix_run = pytest.mark.skipif(os.name == "nt", reason="a run of benchmarks.startup is POSIX's (resource, links)")
+
+
+def test_startup_order_is_balanced_over_its_rounds():
+    """Over the rounds a run makes, each job goes first equally often and each pair of jobs runs
+    in either order equally often, with two trees or one."""
+    from itertools import combinations
+
+    from benchmarks.startup import RUNS, _order, _rounds
+
+    for jobs in (["this", "against", "split", "interpreter"], ["this", "split", "interpreter"]):
+        rounds = _rounds(jobs)
+        orders = _order(jobs, rounds)
+        assert rounds >= RUNS and len(orders) == rounds and all(sorted(o) == sorted(jobs) for o in orders)
+        assert {o[0]: sum(p[0] == o[0] for p in orders) for o in orders} == dict.fromkeys(jobs, rounds // len(jobs))
+        for a, b in combinations(jobs, 2):
+            assert sum(o.index(a) < o.index(b) for o in orders) * 2 == rounds, (a, b)
 
 
 def startup_tree(tmp_path):
@@ -291,6 +313,7 @@ def startup_tree(tmp_path):
     return project
 
 
+@posix_run
 def test_startup_lists_the_modules_a_build_loads_and_imports_them_before_building(tmp_path):
     """The list is what a real build leaves in ``sys.modules``, none of the package's own and no
     pandas (pandera's polars API as the build imports it); the second process imports what the
@@ -315,8 +338,9 @@ def test_startup_lists_the_modules_a_build_loads_and_imports_them_before_buildin
     assert (tmp_path / "split" / "build_manifest.json").is_file()
 
 
+@posix_run
 def test_startup_runs_every_job_and_writes_each_figure(tmp_path, monkeypatch, capsys):
-    """One round of the benchmark on a project of the test's own (``--no-write``): the build,
+    """The fewest rounds of the benchmark on a project of the test's own (``--no-write``): the build,
     the split and the interpreter each timed, and the result holds every figure the block reads."""
     import json
     import sys
@@ -329,13 +353,14 @@ def test_startup_runs_every_job_and_writes_each_figure(tmp_path, monkeypatch, ca
     monkeypatch.setattr(sys, "argv", ["startup", "--no-write"])
     benchmarks.startup.main()
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert result["runs"] == 1 and result["dumps"] == 2 and result["median_seconds"] > 0
+    assert result["runs"] == 6 and result["dumps"] == 2 and result["median_seconds"] > 0  # 3 jobs, each order twice
     split = result["split"]
     assert split["modules"] > 100 and split["not_importable_alone"] == 0
     assert all(split[part]["median_seconds"] > 0 for part in ("imports", "build", "interpreter"))
-    assert "then builds in" in startup_block(result)
+    assert "and builds in" in startup_block(result)
 
 
+@posix_run
 def test_startup_refuses_a_checkout_without_a_build_or_with_other_dumps(tmp_path):
     """`--against` a folder that is no checkout, or one whose raw/ holds other dumps, stops
     before any run, naming the folder."""

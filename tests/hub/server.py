@@ -99,7 +99,9 @@ class Server:
         handler sees the client's close only when it next looks (every 50 ms), which can be after
         the client has gone on and the test reads the list (a test once read it empty)."""
         deadline = time.monotonic() + timeout
-        while self.stalling and time.monotonic() < deadline:
+        while self.stalling:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.stalling} connection(s) of timeout faults still held after {timeout} s")
             time.sleep(0.01)
         with self.lock:
             return list(self.gave_up)
@@ -178,10 +180,13 @@ class Server:
             def _inject(self, fault: Fault) -> None:
                 self.close_connection = True
                 if fault.kind == "timeout":  # no answer until the client gives up and closes
-                    gave_up = self._stall()
-                    with server.lock:
-                        server.gave_up.append(gave_up)
-                        server.stalling -= 1
+                    gave_up = False
+                    try:
+                        gave_up = self._stall()
+                    finally:
+                        with server.lock:
+                            server.gave_up.append(gave_up)
+                            server.stalling -= 1
                 elif fault.kind == "reset":  # RST instead of an answer
                     self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                     self.connection.close()
