@@ -143,7 +143,13 @@ def test_a_build_under_a_released_version_is_refused_naming_the_bump(history, tm
     assert run_cli("add", str(dump), cwd=history).returncode == 0
     line = one_line_refusal(history, "build")
     assert "mint 1 new id under version 1.1.0, which is published (git tag v1.1.0)" in line
-    assert "bump the version in pyproject.toml (to 1.2.0)" in line
+    assert "bump the version in pyproject.toml (to 1.2.0)" in line and "installed" not in line
+    from neurips_abstracts.core import resources
+
+    monkeypatch.setattr(resources, "checkout", lambda: None)  # an installed wheel: its pyproject.toml is bundled
+    line = one_line_refusal(history, "build")
+    assert ("an installed package builds its own version only: in a clone of the project, bump the version in "
+            "pyproject.toml (to 1.2.0) and build again") in line, line
 
 
 def test_a_published_version_is_not_rebuilt_from_other_dumps(history, tmp_path, monkeypatch):

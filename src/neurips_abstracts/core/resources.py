@@ -49,6 +49,15 @@ def dataset_version() -> str:
     return pyproject()["project"]["version"]
 
 
+def set_version(verb: str, to: str = "") -> str:
+    """The advice to change the dataset's version (``verb`` it ``to``): in pyproject.toml, in a
+    checkout. An installed package builds the version it was made with; its bundled pyproject.toml
+    is no file to edit."""
+    advice = f"{verb} the version in pyproject.toml{' ' * bool(to)}{to}"
+    return advice if checkout() is not None else \
+        f"an installed package builds its own version only: in a clone of the project, {advice}"
+
+
 def settings() -> dict:
     """``[tool.neurips-abstracts]`` of pyproject.toml."""
     return pyproject()["tool"]["neurips-abstracts"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, holds_release
+from ..core.resources import set_version
 from ..core.versions import version_key
 from ..core.words import plural, some
 from .git import committed, release_commit
@@ -88,8 +89,8 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
                 f"{back(newest.version)}" if newest is not None and not published else "")
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
                         f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
-                        f"release cannot hold ids first released or retired after it; set the version in pyproject.toml "
-                        f"to {previous.version} or later{then}", code="published-version")
+                        f"release cannot hold ids first released or retired after it; "
+                        f"{set_version('set', f'to {previous.version} or later')}{then}", code="published-version")
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
@@ -136,7 +137,7 @@ def bump(version: str, record: Record) -> str:
     """The advice to bump ``version`` past every published one."""
     newest = record.newest
     top = max(version_key(version), version_key(newest.version)) if newest else version_key(version)
-    return f"bump the version in pyproject.toml (to {top[0]}.{top[1] + 1}.0) and build again"
+    return set_version("bump", f"(to {top[0]}.{top[1] + 1}.0)") + " and build again"
 
 
 def newer_published(version: str, record: Record) -> str | None:
