@@ -692,3 +692,6 @@ def test_a_checkout_of_an_older_release_rebuilds_it_on_its_own_release(history, 
     r = run_cli("build", cwd=history)
     assert r.returncode == 0, r.stderr
     assert snapshot(history / "dist") == before
+    # the summary speaks of the version rebuilt, not of ids "since" a newer release
+    assert ("ids of 1.0.0, a published version rebuilt as released (1.1.0 is the newest published): 0 new, "
+            "0 merged into older papers, 0 removed") in r.stdout, r.stdout

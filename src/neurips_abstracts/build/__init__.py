@@ -245,7 +245,7 @@ class Build:
         """The build's statistics, the ids it changed since the newest published release, its
         time and the docs it refreshed."""
         assert self.result is not None  # called after a build that succeeded
-        events = since_published(self.result.identity.ids, self.record, self.previous)
+        events = since_published(self.result.identity.ids, self.record, self.previous, self.version)
         return {**self.result.stats, "id_changes": events, "seconds": round(seconds, 3), "refreshed": refreshed}
 
 

@@ -68,7 +68,9 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
         f"{plural(rel['near_duplicate'], 'near duplicate')}) in {s['seconds']:.2f} s"
     )
     ids = s["id_changes"]
-    since = (f"since {ids['since']}, the newest published release" if ids["since"] else
+    since = (f"of {ids['rebuilt']}, a published version rebuilt as released ({ids['since']} is the newest published)"
+             if ids.get("rebuilt") else
+             f"since {ids['since']}, the newest published release" if ids["since"] else
              f"since {ids['anchor']}, the release this build keeps (none is known as published here)" if ids["anchor"]
              else "in this first release (none is published yet)")
     click.echo(f"ids {since}: {ids['added']} new, {ids['merged']} merged into older papers, {ids['removed']} removed")

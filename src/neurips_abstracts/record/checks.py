@@ -187,19 +187,22 @@ def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, s
             return version, {r.id: r.first_release for r in ids}, dumps
 
 
-def since_published(ids, record: Record, previous: PreviousRelease | None = None) -> dict:
+def since_published(ids, record: Record, previous: PreviousRelease | None = None, version: str | None = None) -> dict:
     """What the ids table says changed since the newest published release (``since``): ids first
     released after it, and ids merged or removed after it. Where nothing is known as published
-    but the build is anchored to ``previous`` (``anchor``), the changes since that release."""
+    but the build is anchored to ``previous`` (``anchor``), the changes since that release.
+    ``rebuilt``: ``version``, the version built, where it is a published one older than the newest
+    (``check_build`` held it to the ids it published)."""
     newest = record.newest.version if record.newest else None
+    rebuilt = version if version is not None and newest not in (None, version) and record.find(version) else None
     if newest is None and previous is not None:
         before = {r.id: r for r in previous.ids}
-        return {"since": None, "anchor": previous.version,
+        return {"since": None, "anchor": previous.version, "rebuilt": None,
                 "added": sum(r.id not in before for r in ids),
                 "merged": sum(r.status == "merged" and (r.id not in before or before[r.id].status != "merged") for r in ids),
                 "removed": sum(r.status == "removed" and (r.id not in before or before[r.id].status != "removed") for r in ids)}
     versions = record.versions()
-    return {"since": newest, "anchor": None,
+    return {"since": newest, "anchor": None, "rebuilt": rebuilt,
             "added": sum(r.first_release not in versions for r in ids),
             "merged": sum(r.status == "merged" and r.retired_release not in versions for r in ids),
             "removed": sum(r.status == "removed" and r.retired_release not in versions for r in ids)}
