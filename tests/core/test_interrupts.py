@@ -179,3 +179,34 @@ def test_a_hold_inside_a_hold_is_refused_and_the_outer_one_still_holds():
         assert got == [signal.SIGINT]  # delivered once it is done
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+# Runs build_dataset.py as Python would, but the import named by argv[1] raises KeyboardInterrupt,
+# as Ctrl-C would while it runs (before any command starts).
+_INTERRUPTED_IMPORT = """
+import runpy, sys
+
+module = sys.argv[1]
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == module:
+            raise KeyboardInterrupt
+
+sys.meta_path.insert(0, Interrupt())
+script = sys.argv[2]
+sys.argv = [script, "build"]
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("module", ["neurips_abstracts.cli", "click"])
+def test_ctrl_c_while_the_package_loads_gives_the_one_line_and_no_traceback(tmp_path, module):
+    """Ctrl-C before the command starts (the package still loading) says what any command stopped
+    before it wrote says, with its status, and shows no traceback (once, it showed 9 to 18 lines)."""
+    project = project_copy(tmp_path / "project")
+    before = snapshot(project)
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, module, str(project / "build_dataset.py")],
+                          cwd=project, capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stderr) == (1, "interrupted: nothing was changed\n"), proc.stderr
+    assert snapshot(project) == before
