@@ -224,6 +224,36 @@ def test_edited_published_dump_is_refused_by_build_and_validate(repo):
     assert dump.name in edited[0] and f":{target + 1}:" in edited[0]
 
 
+def test_the_advice_for_an_edited_dump_restores_it_when_followed(repo, tmp_path):
+    """The refusal of an edited dump names the command that restores it, as typed where the
+    command runs (a trial followed "git checkout its path (000_….txt)" from the project's top
+    and git found no such path); outside a clone it names the copy the user added. Followed, the
+    build passes."""
+    import shlex
+    import subprocess
+
+    from tests.helpers import git
+
+    dump = sorted((repo / "raw").glob("*.txt"))[0]
+    published = dump.read_bytes()
+    dump.write_bytes(published.replace(b" ", b"  ", 1))
+    line = run_cli("build", cwd=repo).stderr
+    assert "(from the copy you added)" in line and "git" not in line, line  # no clone: no git to ask
+    dump.write_bytes(published)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "release")
+    dump.write_bytes(published.replace(b" ", b"  ", 1))
+    for where, typed in ((repo, f"git checkout -- raw/{dump.name}"), (repo / "raw", f"git checkout -- {dump.name}"),
+                         (tmp_path, f"git -C {repo.resolve()} checkout -- raw/{dump.name}")):
+        raw = "raw" if where == repo else "." if where == repo / "raw" else str(repo / "raw")
+        out = "dist" if where == repo else "../dist" if where == repo / "raw" else str(repo / "dist")
+        line = run_cli("build", "--raw", raw, "--out", out, cwd=where).stderr
+        assert f"(`{typed}`)" in line, line
+    subprocess.run(shlex.split(typed), cwd=tmp_path, check=True, capture_output=True)  # followed as printed
+    assert run_cli("build", cwd=repo).returncode == 0
+
+
 def test_edited_dump_not_yet_published_is_refused_by_its_metadata(tmp_path):
     raw = tmp_path / "raw"
     raw.mkdir()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 from ..core.ahead import sha256_hex
 from ..core.errors import DumpError
@@ -18,24 +19,29 @@ from .sidecar import DumpMeta, sidecar_name, unknown_meta
 
 
 def checked_meta(name: str, data: bytes, meta: DumpMeta | None, previous: PreviousRelease | None,
-                 sha256: str | None = None) -> DumpMeta:
+                 sha256: str | None = None, folder: Path | None = None) -> DumpMeta:
     """The metadata a build uses for dump ``name`` with bytes ``data`` (see ``published_meta``),
     ``meta`` being its metadata file's (None: it has none); DumpError if its bytes changed since it
     was added or since ``previous`` published them (naming the line of the first record that
     differs), or if ``meta`` contradicts the facts published for those bytes. ``sha256``: that of
-    ``data`` (``ahead.sha256_hex``), where the caller hashed them already."""
+    ``data`` (``ahead.sha256_hex``), where the caller hashed them already. ``folder``: the one
+    holding the dump, for the command that restores it."""
     sha256 = sha256 or sha256_hex(data)
-    if (error := published_change(previous, name, sha256, data)) is not None:
+    if (error := published_change(previous, name, sha256, data, folder)) is not None:
         raise error  # first: it names the line that differs
     if meta is not None and meta.sha256 != sha256:
-        raise changed_since_added(name)
-    return published_meta(name, sha256, meta, previous)
+        raise changed_since_added(name, folder)
+    return published_meta(name, sha256, meta, previous, folder)
 
 
-def _restore_hint(name: str) -> str:
-    """How to get file ``name`` back as it was, in words that hold outside a clone too (an
-    unpacked sdist or a downloaded release has no git to ask)."""
-    return f"in a git clone, git checkout its path ({name}); elsewhere, from the copy you added"
+def _restore_hint(name: str, folder: Path | None) -> str:
+    """How to get file ``name`` of ``folder`` back as it was: the git command that does, as typed
+    where the command runs, where git tracks it; else from the copy the user added (an unpacked
+    sdist or a downloaded release has no git to ask)."""
+    from ..core.clones import checkout_command  # asked only when a dump changed
+
+    command = checkout_command(folder / name) if folder is not None else None
+    return f"`{command}`" if command else "from the copy you added"
 
 
 def changed_while_read(name: str) -> DumpError:
@@ -43,32 +49,32 @@ def changed_while_read(name: str) -> DumpError:
     return DumpError(name, "changed while the build was reading it: build again once nothing writes raw/", code="edited")
 
 
-def changed_since_added(name: str):
+def changed_since_added(name: str, folder: Path | None = None):
     """The error for a dump whose bytes no longer match its metadata file (build and validate)."""
     return DumpError(
         name,
         f"bytes no longer match the sha256 recorded in {sidecar_name(name)}: dumps are immutable once added; "
-        f"restore it as it was added ({_restore_hint(name)}) and add the new version with "
+        f"restore it as it was added ({_restore_hint(name, folder)}) and add the new version with "
         "`python build_dataset.py add`",
         code="edited",
     )
 
 
-def changed_since_published(name: str, version: str, line: int | None):
+def changed_since_published(name: str, version: str, line: int | None, folder: Path | None = None):
     """The error for a published dump whose bytes changed (build and validate)."""
     where = f"; first difference in the record at line {line}" if line else ""
     return DumpError(
         name,
         f"bytes differ from this dump in release {version}, the one this build keeps{where}: dumps are immutable once "
         "built into a release; "
-        f"restore it as it was added ({_restore_hint(name)}) and add the new version with "
+        f"restore it as it was added ({_restore_hint(name, folder)}) and add the new version with "
         "`python build_dataset.py add`",
         line,
         code="edited",
     )
 
 
-def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta):
+def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta, folder: Path | None = None):
     """The error for a metadata file that contradicts what a release published for its dump
     (same bytes, under any name): dates decide which text is canonical and which record founds a
     paper, so both values are named."""
@@ -81,13 +87,13 @@ def facts_changed(name: str, version: str, published: DumpMeta, meta: DumpMeta):
         sidecar_name(name),
         f"{'; '.join(differ)}: release {version}, the one this build keeps, published these bytes "
         f"(sha256 {published.sha256[:16]}…, as {published.file}) with other facts; a dump's facts are fixed once built "
-        f"into a release, under any file name: restore the metadata file ({_restore_hint(sidecar_name(name))}) or "
+        f"into a release, under any file name: restore the metadata file ({_restore_hint(sidecar_name(name), folder)}) or "
         "delete it",
         code="edited",
     )
 
 
-def published_meta(name: str, sha256: str, meta: DumpMeta | None, previous) -> DumpMeta:
+def published_meta(name: str, sha256: str, meta: DumpMeta | None, previous, folder: Path | None = None) -> DumpMeta:
     """The metadata a build uses for dump ``name`` with bytes ``sha256``: the facts ``previous``
     published for those bytes (whatever the metadata file ``meta`` says, or if there is none),
     else ``meta``, else ``unknown_meta``. DumpError (``facts_changed``) if ``meta`` contradicts the
@@ -96,13 +102,13 @@ def published_meta(name: str, sha256: str, meta: DumpMeta | None, previous) -> D
     if published is None:
         return meta or unknown_meta(name, sha256)
     if meta is not None and meta.facts() != published.facts():
-        raise facts_changed(name, previous.version, published, meta)
+        raise facts_changed(name, previous.version, published, meta, folder)
     added, crawled_at, source_url = published.facts()
     return DumpMeta(name, sha256, crawled_at, source_url, added, meta.note if meta else None, published_as=published.file)
 
 
 def published_change(previous: PreviousRelease | None, name: str, sha256: str | None = None,
-                     data: bytes | Callable[[], bytes] | None = None) -> DumpError | None:
+                     data: bytes | Callable[[], bytes] | None = None, folder: Path | None = None) -> DumpError | None:
     """The error for dump ``name`` if ``previous`` published other bytes under that name, else
     None. ``sha256``: of its bytes, if known; ``data``: its bytes (or a function reading them),
     read only for a published dump, to name the line of the first record that differs."""
@@ -118,4 +124,4 @@ def published_change(previous: PreviousRelease | None, name: str, sha256: str | 
     if (sha256 or hashlib.sha256(read()).hexdigest()) == published:
         return None
     line = first_difference(previous.path, name, read()) if data is not None else None
-    return changed_since_published(name, previous.version, line)
+    return changed_since_published(name, previous.version, line, folder)

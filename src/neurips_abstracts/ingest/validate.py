@@ -256,7 +256,7 @@ def metadata_findings(raw_dir: str | Path, shas: dict[str, str], previous: Ancho
             out.append(_error(str(raw / sidecar_name(name)), exc))
             continue
         try:  # the build's own check of the rule that dumps never change: its one error, as it says it
-            known = checked_meta(name, (raw / name).read_bytes(), meta, release)
+            known = checked_meta(name, (raw / name).read_bytes(), meta, release, folder=raw)
         except DumpError as exc:
             out.append(_error(str(raw / exc.file), exc))
             continue

@@ -41,15 +41,16 @@ class Dumps:
 def read(raw_dir: str | Path, previous: PreviousRelease | None) -> Dumps:
     """The dumps of ``raw_dir`` and their metadata files; see ``ordered``."""
     paths, meta = listing(raw_dir)
-    return ordered([(p.name, p.read_bytes) for p in paths], meta, previous)
+    return ordered([(p.name, p.read_bytes) for p in paths], meta, previous, Path(raw_dir))
 
 
 def ordered(files: Iterable[tuple[str, bytes | Callable[[], bytes]]], meta: dict[str, DumpMeta | None] | None = None,
-            previous: PreviousRelease | None = None) -> Dumps:
+            previous: PreviousRelease | None = None, folder: Path | None = None) -> Dumps:
     """``files`` (name, bytes or a function reading them), each read and checked here, in order
     of name (read and hashed ahead: ``read_ahead``), then put in added order.
     ``meta``: each dump's metadata file (None or absent: it has none). A published dump's facts
-    come from ``previous`` by its bytes, whatever its metadata file says now."""
+    come from ``previous`` by its bytes, whatever its metadata file says now. ``folder``: the
+    one holding the files, named in the advice of an error."""
     meta = meta or {}
     checked, nbytes = [], 0
     listed = [(name, data if callable(data) else (lambda data=data: data)) for name, data in sorted(files, key=lambda f: f[0])]
@@ -57,7 +58,7 @@ def ordered(files: Iterable[tuple[str, bytes | Callable[[], bytes]]], meta: dict
     # here in order of name: at most three dumps' bytes are held.
     for (name, read), (data, sha256) in zip(listed, read_ahead([r for _, r in listed])):
         nbytes += len(data)
-        known = checked_meta(name, data, meta.get(name), previous, sha256)
+        known = checked_meta(name, data, meta.get(name), previous, sha256, folder)
         checked.append(DumpFile(name, read, known.sha256, known))
         del data
     by_crawl = sorted(checked, key=lambda f: crawl_key(f.meta))
