@@ -21,7 +21,7 @@ def test_blank_lines_before_the_header_are_skipped():
         assert records.byte_start == [n + len(lead) for n in expected.byte_start]
         assert all((lead + plain)[a:b] == plain[a - len(lead):b - len(lead)]
                    for a, b in zip(records.byte_start, records.byte_end))
-    with pytest.raises(ValueError, match=r"^x.txt:3: error: missing header: line 3 should be"):
+    with pytest.raises(ValueError, match=r"^x.txt:3: error: not the header: line 3 should be"):
         parse_records("x.txt", b"\n\nNot a header\n\n" + plain, "NeurIPS", 2026)
 
 

@@ -26,7 +26,7 @@ EXPECT = {
     "binary": ("binary", None),
     "empty": ("empty file", None),
     "header_only": ("header only", ":1"),
-    "missing_header": ("missing header", ":1"),
+    "missing_header": ("not the header", ":1"),
     "nul_byte": ("NUL byte", ":3:"),
     "utf16": ("UTF-16 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
     "utf32": ("UTF-32 text (as Notepad saves 'Unicode'), not UTF-8: save the file as UTF-8", ":1:1"),
@@ -67,6 +67,7 @@ def test_header_of_another_year_refused(built):
     (raw / "015_000000000000000f.txt").write_bytes("NeurIPS 2025 论文列表\n\nText.".encode())
     proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
     assert proc.returncode == 1 and "015_000000000000000f.txt:1" in proc.stderr and "NeurIPS 2025" in proc.stderr
+    assert "header names NeurIPS 2025, but this project's dumps start 'NeurIPS 2026 论文列表'" in proc.stderr
     assert snapshot(dist) == before
 
 

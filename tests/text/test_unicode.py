@@ -133,7 +133,7 @@ def test_shaping_modules_read_no_interpreter_character_class(path):
 
 def test_a_header_year_is_ascii_digits():
     assert parse_header("001_x.txt", HEADER, None, None)[1] == 2026
-    with pytest.raises(DumpError, match="missing header"):
+    with pytest.raises(DumpError, match="not the header"):
         parse_header("001_x.txt", HEADER.replace("2026", "\U00011F52\U00011F50\U00011F52\U00011F56"), None, None)
 
 

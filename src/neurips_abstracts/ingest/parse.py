@@ -181,10 +181,10 @@ def parse_header(name: str, line: str, expected_venue: str | None, expected_year
     expected = f"{expected_venue or '<venue>'} {expected_year or '<year>'} 论文列表"
     if not match:
         shown = header if len(header) <= 80 else header[:77] + "..."
-        raise DumpError(name, f"missing header: line {at} should be {expected!r}, found {shown!r}", at)
+        raise DumpError(name, f"not the header: line {at} should be {expected!r}, found {shown!r}", at)
     venue, year = match["venue"], int(match["year"])
     if (expected_venue is not None and venue != expected_venue) or (expected_year is not None and year != expected_year):
-        raise DumpError(name, f"header names {venue} {year}, but this project holds {expected}", at)
+        raise DumpError(name, f"header names {venue} {year}, but this project's dumps start {expected!r}", at)
     return venue, year
 
 
