@@ -13,11 +13,11 @@ from .errors import as_invoked
 from .output import AsInvokedCommand, fail
 
 
-@click.command(cls=AsInvokedCommand)
+@click.command(cls=AsInvokedCommand, short_help="Add a dump to RAW, with its metadata file.")
 @click.argument("path")
 @click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
 @click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
-@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Folder to add the dump to.")
+@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Folder to add the dump to.")
 @click.option("--dry-run", is_flag=True, help="Print what the dump would do to the published papers; write nothing.")
 def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str, dry_run: bool) -> None:
     """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
@@ -64,13 +64,13 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
     click.echo(f'next: git add {dump.as_posix()} {sidecar.as_posix()} && git commit -m "Add {what}"')
 
 
-@click.command(cls=AsInvokedCommand)
+@click.command(cls=AsInvokedCommand, short_help="Check dump files (default: all of raw/) without building.")
 @click.argument("paths", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default=None,
               help="Output: text lines (default), JSON, or GitHub Actions annotations (default under Actions).")
-@click.option("--venue", default=None, help="Expected venue in the header (default: the project's).")
+@click.option("--venue", default=None, metavar="VENUE", help="Expected venue in the header (default: the project's).")
 @click.option("--year", type=int, default=None, help="Expected year in the header (default: the project's).")
-@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Existing dumps, to catch copies.")
+@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Existing dumps, to catch copies.")
 def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 

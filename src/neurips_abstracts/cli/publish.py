@@ -23,19 +23,19 @@ def _repo_id(ctx, param, value: str | None) -> str:
     return value
 
 
-@click.command(cls=AsInvokedCommand)
-@click.option("--repo-id", callback=_repo_id,
+@click.command(cls=AsInvokedCommand, short_help="Publish DIST to the Hub as one commit, tagged with its version.")
+@click.option("--repo-id", callback=_repo_id, metavar="OWNER/NAME",
               help="Dataset repository on the Hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and the reasons to refuse; contact nothing.")
-@click.option("--stage", "stage_dir", default=None,
+@click.option("--stage", "stage_dir", default=None, metavar="DIR",
               help="Also write the files that would be uploaded into this folder, to read or validate; replaced whole, so new, empty or an earlier stage, never a symbolic link (refused, not followed).")
 @click.option("--private", is_flag=True, help="Create the repository as private if it does not exist.")
-@click.option("--revision", default="main", show_default=True, help="Branch to commit to.")
+@click.option("--revision", default="main", metavar="BRANCH", show_default=True, help="Branch to commit to.")
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
 @click.option("--discard-hub-edits", is_flag=True,
               help="Publish over commits made on the Hub's branch since its last release tag (edits in the browser, say), replacing what they changed; refused without it.")
-@click.option("--dist", "dist_dir", default="dist", show_default=True, help="Build to publish.")
-@click.option("--raw", "raw_dir", default="raw", show_default=True, help="Dumps the build must match.")
+@click.option("--dist", "dist_dir", default="dist", metavar="DIR", show_default=True, help="Build to publish.")
+@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True,
               help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures; a 429 or 503 from the Hub waits its Retry-After, one from the Xet storage --backoff (hf_xet does not report Retry-After).")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")
