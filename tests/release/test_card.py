@@ -167,3 +167,29 @@ def test_a_card_template_without_its_metadata_block_first_is_refused(template):
         render_card(data, template, cr="a\rb")
 
 
+
+
+def test_the_near_duplicate_similarity_line_gives_min_median_and_max_of_the_table(tmp_path):
+    """The card's similarity line states the spread of the near duplicates' similarity as the
+    other statistics lines do, min to max (a new-user trial found it stop at the median), each
+    read back from the occurrences table."""
+    import pyarrow.compute as pc
+
+    from neurips_abstracts.build import build
+
+    from tests.helpers.repo import abstract, revise, write_file
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    originals = [abstract(k, 90) for k in range(6)]
+    write_file(raw / "000_0000000000000001.txt", originals)
+    write_file(raw / "001_0000000000000002.txt", [revise(t, seed, k) for seed, (t, k) in
+                                                   enumerate(zip(originals, (1, 2, 3, 4, 5, 6)))])
+    build(raw, tmp_path / "dist")
+    table = pq.read_table(sorted((tmp_path / "dist" / "data" / "occurrences").glob("*.parquet")))
+    near = table.filter(pc.equal(table["relation"], "near_duplicate"))["similarity"].to_pylist()
+    assert len(near) >= 3, near  # revisions of a few words rejoin their paper
+    card = (tmp_path / "dist" / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in card.splitlines() if line.startswith("- Similarity of each near-duplicate"))
+    middle = sorted(near)[round((len(near) - 1) / 2)]  # the card's median: a value of the data
+    assert line.endswith(f"min {min(near):.3f}, median {middle:.3f}, max {max(near):.3f}"), line

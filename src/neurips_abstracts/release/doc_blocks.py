@@ -74,7 +74,7 @@ def statistics_block(r: Release) -> str:
         f"{s['relations']['near_duplicate']} near); papers with more than one version: {s['papers_with_revisions']}",
         "- Similarity of each near-duplicate occurrence to its paper's canonical text, over the "
         f"{plural(s['relations']['near_duplicate'], 'near duplicate')}: "
-        + (f"min {near['min']:.3f}, median {near['median']:.3f}" if near else "no near duplicates in this build"),
+        + (f"min {near['min']:.3f}, median {near['median']:.3f}, max {near['max']:.3f}" if near else "no near duplicates in this build"),
         f"- Words per paper (`word_count` of the {s['papers']} papers' canonical abstracts): {_q(s, 'word_count')}",
         f"- Characters per paper (the {s['papers']} canonical `abstract` texts): {_q(s, 'abstract_chars')}",
         f"- Papers whose abstract links a URL: {s['papers_with_urls']}",
