@@ -33,6 +33,8 @@ CASES = {
               "title", "warning", 3),
     "authors": ("010_000000000000000b.txt", dump(ABSTRACT, "Ada Lovelace, Alan Turing, Grace Hopper and John von Neumann"),
                 "author-list", "warning", 5),
+    "labelled authors": ("010_000000000000000e.txt", dump(ABSTRACT, "Authors: Alice Smith, Bob Jones, Carol White"),
+                         "author-list", "warning", 5),
     "furniture": ("010_000000000000000c.txt", dump(ABSTRACT, "Download PDF"), "page-furniture", "warning", 5),
     "duplicate": ("010_000000000000000d.txt", dump(ABSTRACT, ABSTRACT.replace("  ", " ") + " "), "duplicate-record", "warning", 5),
 }

@@ -47,7 +47,8 @@ _FURNITURE_RE = re.compile(
     re.IGNORECASE,
 )
 _NAME = r"[A-Z][\w'\u00C0-\u024F.-]*(?: (?:von|van|de|der|den|di|da|du|la|le|del|dos|bin) ?)?(?: [A-Z][\w'\u00C0-\u024F.-]*){1,3}"
-_AUTHORS_RE = re.compile(rf"^{_NAME}(?:\s*[,;·•]\s*(?:and )?{_NAME}){{1,}}(?:,? and {_NAME})?\.?$")
+# A page may label the list ("Authors: …"): the label is read past, as a list without one.
+_AUTHORS_RE = re.compile(rf"^(?:(?i:authors?)\s*:\s*)?{_NAME}(?:\s*[,;·•]\s*(?:and )?{_NAME}){{1,}}(?:,? and {_NAME})?\.?$")
 
 
 @dataclass(frozen=True)
