@@ -84,26 +84,32 @@ def _build(tree: Path, out: str) -> None:
         sys.exit(f"the build of {tree} failed (exit {done.returncode}):\n{done.stderr}")
 
 
+# The build run in-process by the scripts below, from the tree (their working folder), into
+# the folder named by ``sys.argv[{out}]``, from raw/ named by ``sys.argv[{raw}]``.
+_BUILD_IN_PROCESS = """
+sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[{raw}], "--out", sys.argv[{out}]]
+try:
+    runpy.run_path("build_dataset.py", run_name="__main__")
+except SystemExit as stop:
+    if stop.code:
+        raise
+"""
+
 # Run in a new process at the tree: the build in-process, then the names of the modules it
 # loaded that are not the package's, in the order they were loaded (a module after its package).
 _LOADED = """
 import sys
 before = set(sys.modules)
 import json, runpy
-sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[1], "--out", sys.argv[2]]
-try:
-    runpy.run_path("build_dataset.py", run_name="__main__")
-except SystemExit as stop:
-    if stop.code:
-        raise
+""" + _BUILD_IN_PROCESS.format(raw=1, out=2) + """
 print(json.dumps([m for m in sys.modules if m not in before and m.partition(".")[0] != "neurips_abstracts"]))
 """
 
 # Imports the modules named in the file ``sys.argv[1]`` (pandera's polars API first, as the
 # build imports it: ``import_pandera_polars``, which also loads the package's module holding it),
 # then imports the package's other modules and builds raw/ (``sys.argv[2]``) into ``sys.argv[3]``;
-# prints the seconds of each part and
-# how many modules could not be imported on their own (tried, and left out of the count).
+# prints the seconds of each part and how many modules could not be imported on their own (tried,
+# and left out of the count).
 _IMPORTS_THEN_BUILD = """
 import sys, time
 started = time.perf_counter()
@@ -120,12 +126,7 @@ for name in names:
         except Exception:
             failed += 1
 imported = time.perf_counter()
-sys.argv = ["build_dataset.py", "build", "--raw", sys.argv[2], "--out", sys.argv[3]]
-try:
-    runpy.run_path("build_dataset.py", run_name="__main__")
-except SystemExit as stop:
-    if stop.code:
-        raise
+""" + _BUILD_IN_PROCESS.format(raw=2, out=3) + """
 print(json.dumps({"failed": failed, "imports": imported - started, "build": time.perf_counter() - imported}))
 """
 
