@@ -2,10 +2,11 @@
 
 import sys
 
-try:  # Ctrl-C while the imports run: the command had not started; no traceback
+try:  # Ctrl-C while the imports run: the command had not started; one line, no traceback
     from .cli import main
 except KeyboardInterrupt:
-    sys.exit(130)
+    sys.stderr.write("interrupted: nothing was changed\n")  # as build_dataset.py: a command stopped before it wrote
+    sys.exit(1)
 
 if __name__ == "__main__":
     main(prog_name="python -m neurips_abstracts")

@@ -79,3 +79,26 @@ def test_blobs_without_git_read_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no git on it
     with Blobs(tmp_path) as blobs:
         assert blobs.read("HEAD:dist/build_manifest.json") is None
+
+
+def test_checkout_advice_is_quoted_for_a_shell_and_works_as_printed(tmp_path, monkeypatch):
+    """A clone or a file whose path holds a space gets a command a shell runs as printed (one
+    without quotes failed: "cannot change to '…/my'"); ``revision`` takes it from a commit."""
+    import shlex
+
+    root = tmp_path / "my proj"
+    (root / "raw dumps").mkdir(parents=True)
+    dump = root / "raw dumps" / "a b.txt"
+    dump.write_text("published")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "published")
+    dump.write_text("edited")
+    _git(root, "add", "-A")  # staged: only a commit still holds the published bytes
+    monkeypatch.chdir(tmp_path)
+    command = checkout_command(dump, "HEAD")
+    assert command == f"git -C {shlex.quote(str(root.resolve()))} checkout HEAD -- 'raw dumps/a b.txt'"
+    subprocess.run(command, shell=True, check=True, capture_output=True, cwd=tmp_path)
+    assert dump.read_text() == "published"
+    monkeypatch.chdir(root)
+    assert checkout_command(dump) == "git checkout -- 'raw dumps/a b.txt'"

@@ -196,17 +196,23 @@ class Interrupt:
 sys.meta_path.insert(0, Interrupt())
 script = sys.argv[2]
 sys.argv = [script, "build"]
-runpy.run_path(script, run_name="__main__")
+if script == "-m":
+    runpy.run_module("neurips_abstracts", run_name="__main__", alter_sys=True)
+else:
+    runpy.run_path(script, run_name="__main__")
 """
 
 
+@pytest.mark.parametrize("entry", ["build_dataset.py", "-m"])
 @pytest.mark.parametrize("module", ["neurips_abstracts.cli", "click"])
-def test_ctrl_c_while_the_package_loads_gives_the_one_line_and_no_traceback(tmp_path, module):
+def test_ctrl_c_while_the_package_loads_gives_the_one_line_and_no_traceback(tmp_path, module, entry):
     """Ctrl-C before the command starts (the package still loading) says what any command stopped
     before it wrote says, with its status, and shows no traceback (once, it showed 9 to 18 lines)."""
     project = project_copy(tmp_path / "project")
     before = snapshot(project)
-    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, module, str(project / "build_dataset.py")],
-                          cwd=project, capture_output=True, text=True, timeout=120)
+    script = str(project / entry) if entry.endswith(".py") else entry  # the script, or python -m neurips_abstracts
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, module, script],
+                          cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(project / "src")})
     assert (proc.returncode, proc.stderr) == (1, "interrupted: nothing was changed\n"), proc.stderr
     assert snapshot(project) == before

@@ -244,14 +244,16 @@ def test_the_advice_for_an_edited_dump_restores_it_when_followed(repo, tmp_path)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "release")
     dump.write_bytes(published.replace(b" ", b"  ", 1))
-    for where, typed in ((repo, f"git checkout -- raw/{dump.name}"), (repo / "raw", f"git checkout -- {dump.name}"),
-                         (tmp_path, f"git -C {repo.resolve()} checkout -- raw/{dump.name}")):
+    git(repo, "add", "-A")  # the edit staged: the index holds it too, so the advice restores from the last commit
+    for where, typed in ((repo, f"git checkout HEAD -- raw/{dump.name}"),
+                         (repo / "raw", f"git checkout HEAD -- {dump.name}"),
+                         (tmp_path, f"git -C {shlex.quote(str(repo.resolve()))} checkout HEAD -- raw/{dump.name}")):
         raw = "raw" if where == repo else "." if where == repo / "raw" else str(repo / "raw")
         out = "dist" if where == repo else "../dist" if where == repo / "raw" else str(repo / "dist")
         line = run_cli("build", "--raw", raw, "--out", out, cwd=where).stderr
-        assert f"(`{typed}`)" in line, line
+        assert f"(`{typed}`, or from the commit before an edit committed)" in line, line
     subprocess.run(shlex.split(typed), cwd=tmp_path, check=True, capture_output=True)  # followed as printed
-    assert run_cli("build", cwd=repo).returncode == 0
+    assert dump.read_bytes() == published and run_cli("build", cwd=repo).returncode == 0
 
 
 def test_edited_dump_not_yet_published_is_refused_by_its_metadata(tmp_path):

@@ -67,7 +67,7 @@ def test_header_of_another_year_refused(built):
     (raw / "015_000000000000000f.txt").write_bytes("NeurIPS 2025 论文列表\n\nText.".encode())
     proc = run_cli("build", "--raw", str(raw), "--out", str(dist))
     assert proc.returncode == 1 and "015_000000000000000f.txt:1" in proc.stderr and "NeurIPS 2025" in proc.stderr
-    assert "header names NeurIPS 2025, but this project's dumps start 'NeurIPS 2026 论文列表'" in proc.stderr
+    assert "header names NeurIPS 2025, but this project's dumps start with 'NeurIPS 2026 论文列表'" in proc.stderr
     assert snapshot(dist) == before
 
 

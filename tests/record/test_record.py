@@ -149,7 +149,7 @@ def test_a_build_under_a_released_version_is_refused_naming_the_bump(history, tm
     monkeypatch.setattr(resources, "checkout", lambda: None)  # an installed wheel: its pyproject.toml is bundled
     line = one_line_refusal(history, "build")
     assert ("an installed package builds its own version only: in a clone of the project, bump the version in "
-            "pyproject.toml (to 1.2.0) and build again") in line, line
+            "pyproject.toml (to 1.2.0) and build again there, with the clone's `python build_dataset.py`") in line, line
 
 
 def test_a_published_version_is_not_rebuilt_from_other_dumps(history, tmp_path, monkeypatch):
@@ -695,3 +695,6 @@ def test_a_checkout_of_an_older_release_rebuilds_it_on_its_own_release(history, 
     # the summary speaks of the version rebuilt, not of ids "since" a newer release
     assert ("ids of 1.0.0, a published version rebuilt as released (1.1.0 is the newest published): 0 new, "
             "0 merged into older papers, 0 removed") in r.stdout, r.stdout
+    trial = run_cli("build", "--first-release", "--out", "trial", cwd=history)  # keeps no release: no rebuild
+    assert trial.returncode == 0 and "rebuilt" not in trial.stdout, trial.stdout
+    assert "ids since 1.1.0, the newest published release" in trial.stdout, trial.stdout

@@ -17,7 +17,7 @@ from .output import AsInvokedCommand, fail
 @click.argument("path")
 @click.option("--crawled-at", default=None, metavar="YYYY-MM-DD", help="Day the page was saved, if known.")
 @click.option("--source-url", default=None, metavar="URL", help="Address the dump was saved from.")
-@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Folder to add the dump to.")
+@click.option("--raw", "raw_dir", default="raw", metavar="RAW", show_default=True, help="Folder to add the dump to.")
 @click.option("--dry-run", is_flag=True, help="Print what the dump would do to the published papers; write nothing.")
 def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str, dry_run: bool) -> None:
     """Add the dump at PATH to RAW, with its metadata file; nothing else changes.
@@ -70,7 +70,7 @@ def add(path: str, crawled_at: str | None, source_url: str | None, raw_dir: str,
               help="Output: text lines (default), JSON, or GitHub Actions annotations (default under Actions).")
 @click.option("--venue", default=None, metavar="VENUE", help="Expected venue in the header (default: the project's).")
 @click.option("--year", type=int, default=None, help="Expected year in the header (default: the project's).")
-@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Existing dumps, to catch copies.")
+@click.option("--raw", "raw_dir", default="raw", metavar="RAW", show_default=True, help="Existing dumps, to catch copies.")
 def validate(paths, fmt, venue, year, raw_dir) -> None:
     """Check dump files (default: everything in raw/) without building.
 

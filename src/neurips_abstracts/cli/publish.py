@@ -34,8 +34,8 @@ def _repo_id(ctx, param, value: str | None) -> str:
 @click.option("--force-tag", is_flag=True, help="Move an existing version tag that points at other content.")
 @click.option("--discard-hub-edits", is_flag=True,
               help="Publish over commits made on the Hub's branch since its last release tag (edits in the browser, say), replacing what they changed; refused without it.")
-@click.option("--dist", "dist_dir", default="dist", metavar="DIR", show_default=True, help="Build to publish.")
-@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Dumps the build must match.")
+@click.option("--dist", "dist_dir", default="dist", metavar="DIST", show_default=True, help="Build to publish.")
+@click.option("--raw", "raw_dir", default="raw", metavar="RAW", show_default=True, help="Dumps the build must match.")
 @click.option("--attempts", default=4, show_default=True,
               help="Tries per Hub call on 5xx, 429, timeouts, connection errors and Xet storage failures; a 429 or 503 from the Hub waits its Retry-After, one from the Xet storage --backoff (hf_xet does not report Retry-After).")
 @click.option("--backoff", default=1.0, show_default=True, help="Seconds before the first retry; doubles each time.")

@@ -14,8 +14,8 @@ from .output import AsInvokedCommand, fail, invoked, stage_progress
 
 
 @click.command(cls=AsInvokedCommand, short_help="Build OUT (dist/) from the dumps in RAW (raw/).")
-@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Folder of dump files to build from.")
-@click.option("--out", "out_dir", default="dist", metavar="DIR", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
+@click.option("--raw", "raw_dir", default="raw", metavar="RAW", show_default=True, help="Folder of dump files to build from.")
+@click.option("--out", "out_dir", default="dist", metavar="OUT", show_default=True, help="Folder to write, replaced whole: new, empty or a release; never raw/, the checkout or a symbolic link (refused, not followed).")
 @click.option("--previous", "previous_dir", default=None, metavar="RELEASE",
               help="The release whose paper ids are kept: a folder, a released version (1.1.0) or a git revision "
                    "(read from git history; outside a clone, a version is a release folder at hand, the package's own "
@@ -86,8 +86,8 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
 
 
 @click.command(cls=AsInvokedCommand, short_help="Fail if DIST (dist/) is not a fresh build of RAW (raw/).")
-@click.option("--raw", "raw_dir", default="raw", metavar="DIR", show_default=True, help="Folder of dump files.")
-@click.option("--dist", "dist_dir", default="dist", metavar="DIR", show_default=True, help="Committed build to check.")
+@click.option("--raw", "raw_dir", default="raw", metavar="RAW", show_default=True, help="Folder of dump files.")
+@click.option("--dist", "dist_dir", default="dist", metavar="DIST", show_default=True, help="Committed build to check.")
 @click.option("--no-docs", is_flag=True, help="Check DIST only, not the project's README.md, CONTRIBUTING.md and DATASHEET.md.")
 def check(raw_dir: str, dist_dir: str, no_docs: bool) -> None:
     """Rebuild RAW into a temporary folder and fail if DIST differs from it.
@@ -147,7 +147,7 @@ def _hub_version(value: str | None) -> str | None:
                                  "as in: verify dist --hub") from None
 
 
-@click.command(cls=AsInvokedCommand, short_help="Check DIST (dist/) against its checksums and metadata files.")
+@click.command(cls=AsInvokedCommand, short_help="Check DIST (dist/): checksums, data package, Croissant, card.")
 @click.argument("dist_dir", default="dist", required=False)
 @click.option("--hub", "hub_version", is_flag=False, flag_value="newest", default=None, metavar="[VERSION]",
               callback=lambda ctx, param, value: _hub_version(value),
@@ -155,7 +155,7 @@ def _hub_version(value: str | None) -> str | None:
                    "newest) of the Hub repository and against the project's published record, as publish does before "
                    "its commit.")
 @click.option("--repo-id", default=None, metavar="OWNER/NAME", help="The Hub repository for --hub, OWNER/NAME (default: hub-repo in pyproject.toml).")
-@click.option("--raw", "raw_dir", default=None, metavar="DIR",
+@click.option("--raw", "raw_dir", default=None, metavar="RAW",
               help="For --hub with another --repo-id than hub-repo: the dumps DIST was built from, to render the "
                    "release for that repository as publish does  [default: the raw/ beside DIST].")
 def verify(dist_dir: str, hub_version: str | None, repo_id: str | None, raw_dir: str | None) -> None:

@@ -9,6 +9,7 @@ restored by it. Also the one way the package runs git (:func:`git`, :func:`git_t
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import threading
 from pathlib import Path
@@ -116,10 +117,12 @@ def clone_of(*folders: str | Path | None) -> Path | None:
     return None
 
 
-def checkout_command(path: str | Path) -> str | None:
+def checkout_command(path: str | Path, revision: str | None = None) -> str | None:
     """``git checkout`` of ``path`` as typed where the command runs (its path from the current
-    folder inside the clone, else ``git -C <clone>`` and its path in the clone), or None where
-    git does not track ``path`` (outside a clone, or a folder the index holds nothing of)."""
+    folder inside the clone, else ``git -C <clone>`` and its path in the clone; quoted for a
+    shell), or None where git does not track ``path`` (outside a clone, or a folder the index
+    holds nothing of). ``revision``: where to take it from (default the index: a staged edit
+    stays)."""
     p = Path(path).absolute()
     p = p.parent.resolve() / p.name
     clone = clone_of(p)
@@ -133,6 +136,7 @@ def checkout_command(path: str | Path) -> str | None:
     if not git_text(top, "ls-files", "--", rel or "."):
         return None  # the index holds nothing of it: git checkout cannot restore it
     here = Path.cwd().resolve()
+    source = f"{revision} " if revision else ""
     if here == top or top in here.parents:
-        return f"git checkout -- {Path(os.path.relpath(p, here)).as_posix()}"
-    return f"git -C {top} checkout -- {rel}"
+        return f"git checkout {source}-- {shlex.quote(Path(os.path.relpath(p, here)).as_posix())}"
+    return f"git -C {shlex.quote(str(top))} checkout {source}-- {shlex.quote(rel)}"

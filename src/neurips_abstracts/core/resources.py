@@ -49,13 +49,15 @@ def dataset_version() -> str:
     return pyproject()["project"]["version"]
 
 
-def set_version(verb: str, to: str = "") -> str:
-    """The advice to change the dataset's version (``verb`` it ``to``): in pyproject.toml, in a
-    checkout. An installed package builds the version it was made with; its bundled pyproject.toml
-    is no file to edit."""
+def set_version(verb: str, to: str = "", then: str = "") -> str:
+    """The advice to change the dataset's version (``verb`` it ``to``, ``then`` do what follows):
+    in pyproject.toml, in a checkout. An installed package builds the version it was made with;
+    its bundled pyproject.toml is no file to edit, so the advice sends its user to a clone."""
     advice = f"{verb} the version in pyproject.toml{' ' * bool(to)}{to}"
-    return advice if checkout() is not None else \
-        f"an installed package builds its own version only: in a clone of the project, {advice}"
+    if checkout() is not None:
+        return advice + (f" {then}" if then else "")
+    return (f"an installed package builds its own version only: in a clone of the project, {advice}"
+            + (f" {then} there, with the clone's `python build_dataset.py`" if then else ""))
 
 
 def settings() -> dict:

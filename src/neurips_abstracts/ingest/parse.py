@@ -184,7 +184,7 @@ def parse_header(name: str, line: str, expected_venue: str | None, expected_year
         raise DumpError(name, f"not the header: line {at} should be {expected!r}, found {shown!r}", at)
     venue, year = match["venue"], int(match["year"])
     if (expected_venue is not None and venue != expected_venue) or (expected_year is not None and year != expected_year):
-        raise DumpError(name, f"header names {venue} {year}, but this project's dumps start {expected!r}", at)
+        raise DumpError(name, f"header names {venue} {year}, but this project's dumps start with {expected!r}", at)
     return venue, year
 
 

@@ -36,12 +36,13 @@ def checked_meta(name: str, data: bytes, meta: DumpMeta | None, previous: Previo
 
 def _restore_hint(name: str, folder: Path | None) -> str:
     """How to get file ``name`` of ``folder`` back as it was: the git command that does, as typed
-    where the command runs, where git tracks it; else from the copy the user added (an unpacked
-    sdist or a downloaded release has no git to ask)."""
+    where the command runs, where git tracks it (from the last commit: an edit staged is undone
+    too; one committed needs the commit before it); else from the copy the user added (an
+    unpacked sdist or a downloaded release has no git to ask)."""
     from ..core.clones import checkout_command  # asked only when a dump changed
 
-    command = checkout_command(folder / name) if folder is not None else None
-    return f"`{command}`" if command else "from the copy you added"
+    command = checkout_command(folder / name, "HEAD") if folder is not None else None
+    return f"`{command}`, or from the commit before an edit committed" if command else "from the copy you added"
 
 
 def changed_while_read(name: str) -> DumpError:

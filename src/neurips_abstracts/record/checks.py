@@ -137,7 +137,7 @@ def bump(version: str, record: Record) -> str:
     """The advice to bump ``version`` past every published one."""
     newest = record.newest
     top = max(version_key(version), version_key(newest.version)) if newest else version_key(version)
-    return set_version("bump", f"(to {top[0]}.{top[1] + 1}.0)") + " and build again"
+    return set_version("bump", f"(to {top[0]}.{top[1] + 1}.0)", "and build again")
 
 
 def newer_published(version: str, record: Record) -> str | None:
@@ -146,9 +146,9 @@ def newer_published(version: str, record: Record) -> str | None:
     newest = record.newest
     if newest is None or version_key(newest.version) <= version_key(version):
         return None
+    build_on = f"and build on it (`python build_dataset.py build --previous {newest.version}`)"
     return (f"a newer release than this one ({version}) is published: {newest.version} ({newest.how}); "
-            f"build on it (`python build_dataset.py build --previous {newest.version}`) with a version after it in "
-            "pyproject.toml")
+            f"{set_version('set', f'after {newest.version}', build_on)}")
 
 
 def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, str], frozenset[str] | None] | None:
@@ -191,10 +191,12 @@ def since_published(ids, record: Record, previous: PreviousRelease | None = None
     """What the ids table says changed since the newest published release (``since``): ids first
     released after it, and ids merged or removed after it. Where nothing is known as published
     but the build is anchored to ``previous`` (``anchor``), the changes since that release.
-    ``rebuilt``: ``version``, the version built, where it is a published one older than the newest
-    (``check_build`` held it to the ids it published)."""
+    ``rebuilt``: ``version``, the version built, where it is a published one older than the newest,
+    built on its own release (``check_build`` held it to the ids it published; never with
+    ``--first-release``, which keeps no release)."""
     newest = record.newest.version if record.newest else None
-    rebuilt = version if version is not None and newest not in (None, version) and record.find(version) else None
+    rebuilt = (version if previous is not None and previous.version == version and newest not in (None, version)
+               and record.find(version) else None)
     if newest is None and previous is not None:
         before = {r.id: r for r in previous.ids}
         return {"since": None, "anchor": previous.version, "rebuilt": None,
