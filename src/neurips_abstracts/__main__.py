@@ -8,5 +8,13 @@ except KeyboardInterrupt:
     sys.stderr.write("interrupted: nothing was changed\n")  # as build_dataset.py: a command stopped before it wrote
     sys.exit(1)
 
+
+
+def run() -> None:
+    """The `neurips-abstracts` command (pyproject's [project.scripts]): the wrapper pip writes
+    imports this module, whose import above handles Ctrl-C while the package loads."""
+    main()
+
+
 if __name__ == "__main__":
     main(prog_name="python -m neurips_abstracts")

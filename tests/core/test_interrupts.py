@@ -198,19 +198,25 @@ script = sys.argv[2]
 sys.argv = [script, "build"]
 if script == "-m":
     runpy.run_module("neurips_abstracts", run_name="__main__", alter_sys=True)
+elif script == "neurips-abstracts":  # as the wrapper pip writes for the console script: import its target, call it
+    import importlib, tomllib
+    with open("pyproject.toml", "rb") as f:
+        target = tomllib.load(f)["project"]["scripts"][script]
+    target_module, _, attr = target.partition(":")
+    sys.exit(getattr(importlib.import_module(target_module), attr)())
 else:
     runpy.run_path(script, run_name="__main__")
 """
 
 
-@pytest.mark.parametrize("entry", ["build_dataset.py", "-m"])
+@pytest.mark.parametrize("entry", ["build_dataset.py", "-m", "neurips-abstracts"])
 @pytest.mark.parametrize("module", ["neurips_abstracts.cli", "click"])
 def test_ctrl_c_while_the_package_loads_gives_the_one_line_and_no_traceback(tmp_path, module, entry):
     """Ctrl-C before the command starts (the package still loading) says what any command stopped
     before it wrote says, with its status, and shows no traceback (once, it showed 9 to 18 lines)."""
     project = project_copy(tmp_path / "project")
     before = snapshot(project)
-    script = str(project / entry) if entry.endswith(".py") else entry  # the script, or python -m neurips_abstracts
+    script = str(project / entry) if entry.endswith(".py") else entry  # the script, -m, or the console script
     proc = subprocess.run([sys.executable, "-c", _INTERRUPTED_IMPORT, module, script],
                           cwd=project, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(project / "src")})
