@@ -9,7 +9,6 @@ except KeyboardInterrupt:
     sys.exit(1)
 
 
-
 def run() -> None:
     """The `neurips-abstracts` command (pyproject's [project.scripts]): the wrapper pip writes
     imports this module, whose import above handles Ctrl-C while the package loads."""

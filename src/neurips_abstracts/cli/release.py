@@ -69,7 +69,7 @@ def build(raw_dir: str, out_dir: str, previous_dir: str | None, first_release: b
     )
     ids = s["id_changes"]
     since = (f"of {ids['rebuilt']}, a published version rebuilt as released ({ids['since']} is the newest published)"
-             if ids.get("rebuilt") else
+             if ids["rebuilt"] else
              f"since {ids['since']}, the newest published release" if ids["since"] else
              f"since {ids['anchor']}, the release this build keeps (none is known as published here)" if ids["anchor"]
              else "in this first release (none is published yet)")

@@ -49,7 +49,7 @@ def dataset_version() -> str:
     return pyproject()["project"]["version"]
 
 
-def set_version(verb: str, to: str = "", then: str = "") -> str:
+def version_advice(verb: str, to: str = "", then: str = "") -> str:
     """The advice to change the dataset's version (``verb`` it ``to``, ``then`` do what follows):
     in pyproject.toml, in a checkout. An installed package builds the version it was made with;
     its bundled pyproject.toml is no file to edit, so the advice sends its user to a clone."""

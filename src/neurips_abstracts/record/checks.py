@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.clones import Blobs
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, holds_release
-from ..core.resources import set_version
+from ..core.resources import version_advice
 from ..core.versions import version_key
 from ..core.words import plural, some
 from .git import committed, release_commit
@@ -22,14 +22,20 @@ if TYPE_CHECKING:
     from ..ingest.previous import PreviousRelease
 
 
+def rebuilds(previous: PreviousRelease | None, record: Record, version: str) -> bool:
+    """Whether a build of ``version`` on ``previous`` is a released version rebuilt on its own
+    release (``check`` at its release commit): held to that release, never a new one."""
+    return previous is not None and previous.version == version and record.find(version) is not None
+
+
 def check_anchor(previous: PreviousRelease | None, record: Record, version: str, named: str | None = None) -> None:
     """Refuse an anchor older than the newest published release, naming both: its ids would be
     re-dated, or lost. A released version rebuilt on its own release is no new release."""
     newest = record.newest
     if previous is None or newest is None or version_key(previous.version) >= version_key(newest.version):
         return
-    if previous.version == version and record.find(version):
-        return  # a released version rebuilt from its own release (check at its commit)
+    if rebuilds(previous, record, version):
+        return
     given = f"--previous {named}" if named else previous.shown
     raise DumpError(given, f"is release {previous.version}, older than {newest.version}, the newest published ({newest.how}): "
                     f"its ids would be re-dated or lost; build on {newest.version} (`python build_dataset.py build "
@@ -63,7 +69,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         return
     newest = record.newest
     published = record.find(version)
-    rebuild = published is not None and previous.version == version  # a released version rebuilt on its own release
+    rebuild = rebuilds(previous, record, version)
     before = {r.id: r for r in previous.ids}
     minted = sum(r.id not in before for r in ids)
     retired = sum(r.retired_release == version and (r.id not in before or before[r.id].retired_release != version)
@@ -90,7 +96,7 @@ def check_build(ids, previous: PreviousRelease | None, record: Record, version: 
         raise DumpError("pyproject.toml", f"version {version} is below {previous.version}, the version of the release "
                         f"this build keeps ({previous.shown}), and {later} of its ids would be dated after {version}: a "
                         f"release cannot hold ids first released or retired after it; "
-                        f"{set_version('set', f'to {previous.version} or later')}{then}", code="published-version")
+                        f"{version_advice('set', f'to {previous.version} or later')}{then}", code="published-version")
     now = {r.id: r.first_release for r in ids}
     kept = published_ids(version if rebuild else (newest.version if newest else None), record)
     if kept is not None:
@@ -137,7 +143,7 @@ def bump(version: str, record: Record) -> str:
     """The advice to bump ``version`` past every published one."""
     newest = record.newest
     top = max(version_key(version), version_key(newest.version)) if newest else version_key(version)
-    return set_version("bump", f"(to {top[0]}.{top[1] + 1}.0)", "and build again")
+    return version_advice("bump", f"(to {top[0]}.{top[1] + 1}.0)", "and build again")
 
 
 def newer_published(version: str, record: Record) -> str | None:
@@ -148,7 +154,7 @@ def newer_published(version: str, record: Record) -> str | None:
         return None
     build_on = f"and build on it (`python build_dataset.py build --previous {newest.version}`)"
     return (f"a newer release than this one ({version}) is published: {newest.version} ({newest.how}); "
-            f"{set_version('set', f'after {newest.version}', build_on)}")
+            f"{version_advice('set', f'after {newest.version}', build_on)}")
 
 
 def published_ids(version: str | None, record: Record) -> tuple[str, dict[str, str], frozenset[str] | None] | None:
@@ -195,8 +201,8 @@ def since_published(ids, record: Record, previous: PreviousRelease | None = None
     built on its own release (``check_build`` held it to the ids it published; never with
     ``--first-release``, which keeps no release)."""
     newest = record.newest.version if record.newest else None
-    rebuilt = (version if previous is not None and previous.version == version and newest not in (None, version)
-               and record.find(version) else None)
+    rebuilt = version if version is not None and newest not in (None, version) and rebuilds(previous, record, version) \
+        else None
     if newest is None and previous is not None:
         before = {r.id: r for r in previous.ids}
         return {"since": None, "anchor": previous.version, "rebuilt": None,

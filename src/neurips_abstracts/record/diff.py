@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from ..core.errors import DumpError
 from ..core.names import MANIFEST, data_path, holds_release, release_beside, release_table_paths
-from ..core.resources import set_version
+from ..core.resources import version_advice
 from ..core.versions import VERSION_RE
 from ..ingest.previous import damaged, release_at
 
@@ -291,6 +291,6 @@ def write_changelog(d: dict, path: Path, day: str | None = None) -> None:
     text = path.read_text(encoding="utf-8") if path.is_file() else "# Changelog\n"
     if re.search(rf"^## {re.escape(d['new']['version'])}( \(|$)", text, re.M):
         raise DumpError(path.name, f"already has an entry for {d['new']['version']}: the release steps are done for "
-                                   f"it; {set_version('bump', then='for the next one')}")
+                                   f"it; {version_advice('bump', then='for the next one')}")
     title, _, rest = text.partition("\n\n")
     path.write_text(f"{title}\n\n{changelog_entry(d, day)}\n{rest}", encoding="utf-8", newline="\n")

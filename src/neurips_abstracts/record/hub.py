@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.names import MANIFEST, SUMS, data_path, table_paths
-from ..core.resources import set_version
+from ..core.resources import version_advice
 from ..core.versions import TAG_RE, release_tag, version_key
 from ..core.words import some
 from .files import Remote, local_files, remote_files, same_files
@@ -175,7 +175,7 @@ def tag_taken(record: HubRecord, upload: Path) -> str | None:
     if not record.tags_other_files(upload):
         return None
     return (f"tag {record.release} already exists on commit {(record.release_commit or '')[:12]} with other content; "
-            f"{set_version('bump')}, or pass --force-tag to move it")
+            f"{version_advice('bump')}, or pass --force-tag to move it")
 
 
 def findings(record: HubRecord, dist: Path, discard_edits: bool = False, force_tag: bool = False) -> list[str]:
