@@ -229,7 +229,6 @@ def test_the_advice_for_an_edited_dump_restores_it_when_followed(repo, tmp_path)
     command runs (a trial followed "git checkout its path (000_….txt)" from the project's top
     and git found no such path); outside a clone it names the copy the user added. Followed, the
     build passes."""
-    import shlex
     import subprocess
 
     from tests.helpers import git
@@ -247,12 +246,12 @@ def test_the_advice_for_an_edited_dump_restores_it_when_followed(repo, tmp_path)
     git(repo, "add", "-A")  # the edit staged: the index holds it too, so the advice restores from the last commit
     for where, typed in ((repo, f"git checkout HEAD -- raw/{dump.name}"),
                          (repo / "raw", f"git checkout HEAD -- {dump.name}"),
-                         (tmp_path, f"git -C {shlex.quote(str(repo.resolve()))} checkout HEAD -- raw/{dump.name}")):
+                         (tmp_path, f"git -C {repo.resolve()} checkout HEAD -- raw/{dump.name}")):
         raw = "raw" if where == repo else "." if where == repo / "raw" else str(repo / "raw")
         out = "dist" if where == repo else "../dist" if where == repo / "raw" else str(repo / "dist")
         line = run_cli("build", "--raw", raw, "--out", out, cwd=where).stderr
         assert f"(`{typed}`, or from the commit before an edit committed)" in line, line
-    subprocess.run(shlex.split(typed), cwd=tmp_path, check=True, capture_output=True)  # followed as printed
+    subprocess.run(typed, shell=True, cwd=tmp_path, check=True, capture_output=True)  # followed as printed
     assert dump.read_bytes() == published and run_cli("build", cwd=repo).returncode == 0
 
 

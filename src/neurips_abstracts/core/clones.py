@@ -9,6 +9,7 @@ restored by it. Also the one way the package runs git (:func:`git`, :func:`git_t
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import threading
@@ -117,6 +118,16 @@ def clone_of(*folders: str | Path | None) -> Path | None:
     return None
 
 
+# What a shell would split or expand inside a path (a "~" only leads one, which these never do); a
+# Windows path's backslashes are left as typed.
+_SHELL_SPECIAL = re.compile(r"""[\s'"$`&|;<>()*?!#{}\[\]]""")
+
+
+def _word(path: str) -> str:
+    """``path`` as one shell word: quoted where a shell would split or expand it, else as is."""
+    return shlex.quote(path) if _SHELL_SPECIAL.search(path) else path
+
+
 def checkout_command(path: str | Path, revision: str | None = None) -> str | None:
     """``git checkout`` of ``path`` as typed where the command runs (its path from the current
     folder inside the clone, else ``git -C <clone>`` and its path in the clone; quoted for a
@@ -138,5 +149,6 @@ def checkout_command(path: str | Path, revision: str | None = None) -> str | Non
     here = Path.cwd().resolve()
     source = f"{revision} " if revision else ""
     if here == top or top in here.parents:
-        return f"git checkout {source}-- {shlex.quote(Path(os.path.relpath(p, here)).as_posix())}"
-    return f"git -C {shlex.quote(str(top))} checkout {source}-- {shlex.quote(rel)}"
+        return f"git checkout {source}-- {_word(Path(os.path.relpath(p, here)).as_posix())}"
+    return f"git -C {_word(str(top))} checkout {source}-- {_word(rel)}"
+
